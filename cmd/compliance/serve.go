@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graphdb"
+	"github.com/tradecompliance/compliance/relational"
+	"github.com/tradecompliance/compliance/resolvers"
+	"github.com/tradecompliance/compliance/resolvers/ide"
+	"github.com/tradecompliance/compliance/rest"
+)
+
+// stores opens Postgres and Neo4j. The caller closes both.
+func stores(ctx context.Context, cfg Config, log *slog.Logger) (*relational.DB, *graphdb.DB, error) {
+	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	pg, err := relational.Open(octx, cfg.DatabaseURL, log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("postgres at %s: %w", relational.Redact(cfg.DatabaseURL), err)
+	}
+	neo, err := graphdb.Open(octx, cfg.Neo4j)
+	if err != nil {
+		pg.Close()
+		return nil, nil, fmt.Errorf("neo4j at %s: %w", cfg.Neo4j.URI, err)
+	}
+	return pg, neo, nil
+}
+
+// migrate creates the database if missing and applies every pending
+// migration to both stores.
+func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
+	if err := relational.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+		return err
+	}
+	pg, neo, err := stores(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer pg.Close()
+	defer neo.Close(context.Background())
+	applied, err := pg.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	log.Info("postgres migrated", "applied", applied)
+	applied, err = neo.Migrate(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate neo4j: %w", err)
+	}
+	log.Info("neo4j migrated", "applied", applied)
+	return nil
+}
+
+// serve serves HTTP until ctx ends, then stops accepting connections and
+// waits up to cfg.ShutdownTimeout for requests in flight to finish.
+func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
+	log.Info("starting", "version", version, "config", cfg)
+	pg, neo, err := stores(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer pg.Close()
+	defer neo.Close(context.Background())
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		relational.NewPoolCollector(pg),
+	)
+	health := &graph.Health{
+		Version: version,
+		Stores:  []graph.NamedStore{{Name: "postgres", Store: pg}, {Name: "neo4j", Store: neo}},
+	}
+	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health}, resolvers.Config{
+		MaxDepth:      cfg.GraphQLMaxDepth,
+		MaxComplexity: cfg.GraphQLMaxComplexity,
+		MaxBodyBytes:  cfg.MaxBodyBytes,
+		Logger:        log,
+	})
+	handler := rest.NewHandler(rest.Config{
+		Health:       health,
+		GraphQL:      gql,
+		IDE:          ide.Handler("/graphql"),
+		Logger:       log,
+		Registry:     reg,
+		MaxBodyBytes: cfg.MaxBodyBytes,
+	})
+
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.BindAddr, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "graphql", "http://"+ln.Addr().String()+"/graphql", "ide", "http://"+ln.Addr().String()+"/graphiql/")
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}

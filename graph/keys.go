@@ -1,0 +1,212 @@
+package graph
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Environment is where a key may be used.
+type Environment string
+
+// The two key environments.
+const (
+	Production Environment = "production"
+	Sandbox    Environment = "sandbox"
+)
+
+// Key prefixes. A production key is "ctc_live_" and 40 base62 characters; a
+// sandbox key is "sk_sandbox_" and 40 base62 characters (about 238 bits of
+// randomness each). The stored key_prefix is the prefix and the first 6
+// random characters, enough to tell keys apart in a listing.
+const (
+	ProductionKeyPrefix = "ctc_live_"
+	SandboxKeyPrefix    = "sk_sandbox_"
+	keyRandomLen        = 40
+	keyVisibleLen       = 6
+)
+
+// Scopes a production plan can hold, as the spec lists them.
+var ProductionScopes = []string{
+	"regulatory", "kyc", "cluster", "webhooks", "reports",
+	"adverse_media", "ubo", "lc", "watchlists", "audit",
+}
+
+// SandboxScopes are the scopes every sandbox key carries.
+var SandboxScopes = []string{"regulatory", "cluster"}
+
+// Member is a customer account; every object a customer creates belongs to one.
+type Member struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	PlanScopes []string  `json:"plan_scopes"`
+	DataClass  string    `json:"data_class"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// APIKey is a key's record; the raw key is never stored or returned after issuance.
+type APIKey struct {
+	ID           string      `json:"id"`
+	MemberID     string      `json:"-"`
+	Name         string      `json:"name"`
+	KeyPrefix    string      `json:"key_prefix"`
+	Environment  Environment `json:"environment"`
+	Scopes       []string    `json:"scopes"`
+	IsActive     bool        `json:"is_active"`
+	LastUsedAt   *time.Time  `json:"last_used_at"`
+	CreatedAt    time.Time   `json:"created_at"`
+	ExpiresAt    *time.Time  `json:"expires_at"`
+	DailyCallCap *int        `json:"-"`
+}
+
+// NewKey is a key about to be stored: its record, the raw key shown once,
+// and the hash that is stored in its place.
+type NewKey struct {
+	APIKey
+	Raw  string
+	Hash []byte
+}
+
+// HashKey returns the SHA-256 of a raw key. Keys carry 238 random bits, so a
+// fast hash is enough: no dictionary can guess them.
+func HashKey(raw string) []byte {
+	h := sha256.Sum256([]byte(raw))
+	return h[:]
+}
+
+// GenerateKey returns a fresh raw key for env, its visible prefix and its hash.
+func GenerateKey(env Environment) (raw, prefix string, hash []byte) {
+	p := ProductionKeyPrefix
+	if env == Sandbox {
+		p = SandboxKeyPrefix
+	}
+	raw = p + randomBase62(keyRandomLen)
+	return raw, raw[:len(p)+keyVisibleLen], HashKey(raw)
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// randomBase62 returns n characters drawn uniformly from base62.
+func randomBase62(n int) string {
+	var sb strings.Builder
+	sb.Grow(n)
+	buf := make([]byte, 1)
+	for sb.Len() < n {
+		rand.Read(buf)
+		if buf[0] >= 248 { // 248 = 4*62: reject to keep the draw uniform
+			continue
+		}
+		sb.WriteByte(base62[int(buf[0])%62])
+	}
+	return sb.String()
+}
+
+// ValidateScopes checks that every scope is known and within plan, and
+// returns them sorted without duplicates. An empty request means the whole
+// plan.
+func ValidateScopes(field string, requested, plan []string) ([]string, error) {
+	if len(requested) == 0 {
+		out := slices.Clone(plan)
+		slices.Sort(out)
+		return out, nil
+	}
+	out := make([]string, 0, len(requested))
+	for _, s := range requested {
+		if !slices.Contains(ProductionScopes, s) {
+			return nil, Invalid(field, "unknown scope %q; scopes are %s", s, strings.Join(ProductionScopes, ", "))
+		}
+		if !slices.Contains(plan, s) {
+			return nil, Invalid(field, "scope %q is not in the member's plan (%s)", s, strings.Join(plan, ", "))
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// KeyStore keeps members and keys. Implementations return a not_found
+// error for an unknown or other member's key.
+type KeyStore interface {
+	// EnsureMember returns the member named name, creating it with planScopes
+	// when it does not exist.
+	EnsureMember(ctx context.Context, name string, planScopes []string) (Member, error)
+	CreateKey(ctx context.Context, k NewKey) error
+	ListKeys(ctx context.Context, memberID string) ([]APIKey, error)
+	// RevokeKey deactivates a member's key and reports whether it was active.
+	RevokeKey(ctx context.Context, memberID, keyID string) (bool, error)
+}
+
+// Keys issues and manages API keys.
+type Keys struct {
+	Store KeyStore
+	Now   func() time.Time
+}
+
+func (k *Keys) now() time.Time {
+	if k.Now != nil {
+		return k.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// CreateRequest asks for a production key for a member.
+type CreateRequest struct {
+	MemberID   string
+	PlanScopes []string
+	Name       string
+	Scopes     []string
+	ExpiresAt  *time.Time
+}
+
+// Create issues a production key. It fails with invalid naming the field for
+// an empty or long name, scopes outside the plan, or an expiry in the past.
+func (k *Keys) Create(ctx context.Context, req CreateRequest) (NewKey, error) {
+	name := strings.TrimSpace(req.Name)
+	if name == "" {
+		return NewKey{}, Invalid("name", "name is required")
+	}
+	if len(name) > 200 {
+		return NewKey{}, Invalid("name", "name must be at most 200 characters")
+	}
+	scopes, err := ValidateScopes("scopes", req.Scopes, req.PlanScopes)
+	if err != nil {
+		return NewKey{}, err
+	}
+	now := k.now()
+	if req.ExpiresAt != nil && !req.ExpiresAt.After(now) {
+		return NewKey{}, Invalid("expires_at", "expires_at must be in the future")
+	}
+	raw, prefix, hash := GenerateKey(Production)
+	nk := NewKey{
+		APIKey: APIKey{
+			ID:          NewID(),
+			MemberID:    req.MemberID,
+			Name:        name,
+			KeyPrefix:   prefix,
+			Environment: Production,
+			Scopes:      scopes,
+			IsActive:    true,
+			CreatedAt:   now,
+			ExpiresAt:   utcPtr(req.ExpiresAt),
+		},
+		Raw:  raw,
+		Hash: hash,
+	}
+	if err := k.Store.CreateKey(ctx, nk); err != nil {
+		return NewKey{}, err
+	}
+	return nk, nil
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC().Truncate(time.Microsecond)
+	return &u
+}

@@ -1,0 +1,201 @@
+package graphdb
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/tradecompliance/compliance/graphdb/graphdbtest"
+)
+
+// The conformance suite runs every registered query against the server
+// NEO4J_URI names and checks its answer, so that the same suite proves the
+// Cypher on NornicDB and on Neo4j 5. A new query joins the suite by adding
+// at least one case to conformanceCases; TestConformanceCoversEveryQuery
+// fails until it does.
+
+// row is one expected record, keyed by column.
+type row = map[string]any
+
+// A conformanceCase runs one registered query and states its answer.
+type conformanceCase struct {
+	name     string // subtest name
+	query    query
+	params   map[string]any
+	want     []row // expected records; nil for none
+	anyOrder bool  // the records may come in any order
+}
+
+// conformanceCases returns the cases in the order they run; a case may rely
+// on the writes of the cases before it. Every id or name a case writes
+// starts with run, which keeps concurrent test runs apart, and
+// cleanupConformance deletes them.
+func conformanceCases(run string) []conformanceCase {
+	mig := run + "_migration"
+	return []conformanceCase{
+		{name: "ping", query: qPing, want: []row{{"one": int64(1)}}},
+
+		{name: "migration log constraint", query: qMigrationLogConstraint},
+		{name: "migration log constraint again", query: qMigrationLogConstraint},
+		{name: "migration log index", query: qMigrationLogIndex},
+		{name: "migration log index again", query: qMigrationLogIndex},
+
+		{
+			name:   "applied before record",
+			query:  qMigrationsApplied,
+			params: map[string]any{"names": []string{mig}},
+		},
+		{
+			name:  "record new",
+			query: qMigrationRecord,
+			params: map[string]any{
+				"name": mig, "version": int64(1), "applied_at": "2026-01-02T03:04:05Z", "run": "first",
+			},
+			want: []row{{"created": true}},
+		},
+		{
+			name:  "record existing",
+			query: qMigrationRecord,
+			params: map[string]any{
+				"name": mig, "version": int64(1), "applied_at": "2026-01-02T03:04:06Z", "run": "second",
+			},
+			want: []row{{"created": false}},
+		},
+		{
+			name:   "applied one of two",
+			query:  qMigrationsApplied,
+			params: map[string]any{"names": []string{run + "_absent", mig}},
+			want:   []row{{"name": mig}},
+		},
+		{
+			name:   "applied none asked",
+			query:  qMigrationsApplied,
+			params: map[string]any{"names": []string{}},
+		},
+	}
+}
+
+// cleanupConformance deletes what conformanceCases(run) wrote.
+func cleanupConformance(ctx context.Context, t testing.TB, db *DB, run string) {
+	mustRun(ctx, t, db, `MATCH (m:SchemaMigration) WHERE m.name STARTS WITH $run DETACH DELETE m`,
+		map[string]any{"run": run})
+}
+
+func TestConformance(t *testing.T) {
+	db := openTest(t)
+	ctx := testContext(t)
+	run := graphdbtest.Unique(t)
+	t.Cleanup(func() { cleanupConformance(context.Background(), t, db, run) })
+
+	for _, c := range conformanceCases(run) {
+		t.Run(c.name, func(t *testing.T) {
+			recs, err := db.runAutocommit(ctx, c.query.cypher, c.params)
+			if err != nil {
+				t.Fatalf("%s(%v): %v", c.query.name, c.params, err)
+			}
+			got := make([]row, len(recs))
+			for i, r := range recs {
+				got[i] = r.AsMap()
+			}
+			if !sameRows(got, c.want, c.anyOrder) {
+				t.Errorf("%s(%v) = %v, want %v", c.query.name, c.params, got, c.want)
+			}
+		})
+	}
+}
+
+func TestConformanceCoversEveryQuery(t *testing.T) {
+	covered := map[string]bool{}
+	for _, c := range conformanceCases("run") {
+		covered[c.query.name] = true
+		if !registered(c.query) {
+			t.Errorf("case %q runs query %q, which is not registered", c.name, c.query.name)
+		}
+	}
+	for _, q := range queries() {
+		if !covered[q.name] {
+			t.Errorf("query %q has no conformance case; add one to conformanceCases", q.name)
+		}
+	}
+}
+
+func registered(q query) bool {
+	for _, r := range queries() {
+		if r == q {
+			return true
+		}
+	}
+	return false
+}
+
+// sameRows reports whether got and want hold the same records, in the same
+// order unless anyOrder.
+func sameRows(got, want []row, anyOrder bool) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	if !anyOrder {
+		for i := range got {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	used := make([]bool, len(got))
+next:
+	for _, w := range want {
+		for i, g := range got {
+			if !used[i] && reflect.DeepEqual(g, w) {
+				used[i] = true
+				continue next
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// openTest opens the database named by the environment, or skips t.
+func openTest(t testing.TB) *DB {
+	t.Helper()
+	env := graphdbtest.Lookup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := Open(ctx, Config(env))
+	if err != nil {
+		t.Fatalf("Open(%s) = %v", env.URI, err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(context.Background()); err != nil {
+			t.Errorf("Close() = %v", err)
+		}
+	})
+	return db
+}
+
+// testContext returns a context that ends with t or after a minute.
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// mustRun runs test-only Cypher in an auto-commit transaction and returns
+// its records as maps. It fails t on error.
+func mustRun(ctx context.Context, t testing.TB, db *DB, cypher string, params map[string]any) []row {
+	t.Helper()
+	recs, err := db.runAutocommit(ctx, cypher, params)
+	if err != nil {
+		t.Fatalf("run %q: %v", cypher, err)
+	}
+	rows := make([]row, len(recs))
+	for i, r := range recs {
+		rows[i] = r.AsMap()
+	}
+	return rows
+}
+
+// Env must stay convertible to Config.
+var _ = Config(graphdbtest.Env{})

@@ -1,0 +1,197 @@
+// Package relational is the Postgres adapter (pgx/v5): members and keys, the
+// audit trail, ledgers, runs, webhooks and the job queue. Its schema lives in
+// numbered, embedded SQL migrations applied with goose.
+package relational
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/tradecompliance/compliance/graph"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DB is the service's Postgres database.
+type DB struct {
+	Pool *pgxpool.Pool
+	log  *slog.Logger
+
+	gooseOnce sync.Once
+	goose     *goose.Provider
+	gooseDB   *sql.DB
+	gooseErr  error
+}
+
+// Open connects a pool to the database at databaseURL and checks it answers.
+// It fails with an unavailable error when the server does not answer.
+func Open(ctx context.Context, databaseURL string, log *slog.Logger) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", redactErr(err))
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, graph.Unavailable("postgres", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, graph.Unavailable("postgres", fmt.Errorf("ping %s: %w", Redact(databaseURL), err))
+	}
+	return &DB{Pool: pool, log: log}, nil
+}
+
+// Close closes the pool, waiting for connections in use to be released.
+func (db *DB) Close() {
+	if db.gooseDB != nil {
+		db.gooseDB.Close()
+	}
+	db.Pool.Close()
+}
+
+// Ping checks the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.Pool.Ping(ctx) }
+
+// EnsureDatabase creates the database named in databaseURL when it does not
+// exist, connecting to the server's "postgres" database to do so. It fails
+// when the server cannot be reached or the role may not create databases.
+func EnsureDatabase(ctx context.Context, databaseURL string) error {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return fmt.Errorf("parse DATABASE_URL: %w", redactErr(err))
+	}
+	name := cfg.Database
+	if name == "" || name == "postgres" {
+		return nil
+	}
+	admin := cfg.Copy()
+	admin.Database = "postgres"
+	conn, err := pgx.ConnectConfig(ctx, admin)
+	if err != nil {
+		return graph.Unavailable("postgres", fmt.Errorf("connect %s: %w", Redact(databaseURL), err))
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %q: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created meanwhile by another process
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database %q: %w", name, err)
+	}
+	return nil
+}
+
+// provider returns the goose provider, made once, over a database/sql handle
+// on the pool, guarded by a Postgres advisory lock so that concurrent
+// migrators take turns.
+func (db *DB) provider() (*goose.Provider, error) {
+	db.gooseOnce.Do(func() {
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			db.gooseErr = err
+			return
+		}
+		fsys, err := fs.Sub(migrations, "migrations")
+		if err != nil {
+			db.gooseErr = err
+			return
+		}
+		db.gooseDB = stdlib.OpenDBFromPool(db.Pool)
+		db.goose, db.gooseErr = goose.NewProvider(goose.DialectPostgres, db.gooseDB, fsys,
+			goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+	})
+	return db.goose, db.gooseErr
+}
+
+// Migrate applies every pending migration and returns the names applied.
+func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	p, err := db.provider()
+	if err != nil {
+		return nil, err
+	}
+	results, err := p.Up(ctx)
+	var names []string
+	for _, r := range results {
+		if r.Error == nil {
+			names = append(names, r.Source.Path)
+		}
+	}
+	if err != nil {
+		return names, fmt.Errorf("migrate postgres: %w", err)
+	}
+	return names, nil
+}
+
+// PendingMigrations returns the names of migrations not yet applied.
+func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
+	p, err := db.provider()
+	if err != nil {
+		return nil, err
+	}
+	status, err := p.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var pending []string
+	for _, s := range status {
+		if s.State == goose.StatePending {
+			pending = append(pending, s.Source.Path)
+		}
+	}
+	return pending, nil
+}
+
+// Redact returns databaseURL with its password replaced by "xxxxx", for
+// logs and error messages.
+func Redact(databaseURL string) string {
+	u, err := url.Parse(databaseURL)
+	if err != nil || u.User == nil {
+		if strings.Contains(databaseURL, "password=") {
+			return "(connection string with password)"
+		}
+		return databaseURL
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// redactErr replaces a configuration parse error, whose text can quote the
+// connection string and its password, with a generic one.
+func redactErr(error) error {
+	return errors.New("invalid connection string")
+}
+
+// Migrations returns the embedded migration files, named NNNNN_name.sql.
+func Migrations() fs.FS {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return sub
+}

@@ -1,0 +1,15 @@
+// Package resolvers is the GraphQL transport: gqlgen resolvers over the
+// domain services in graph. Resolver is the wiring root; the generated
+// executable schema lives in resolvers/generated and is never edited by hand.
+package resolvers
+
+//go:generate go tool gqlgen generate --config ../gqlgen.yml
+
+import (
+	"github.com/tradecompliance/compliance/graph"
+)
+
+// Resolver holds the services the resolvers call.
+type Resolver struct {
+	Health *graph.Health
+}

@@ -1,0 +1,38 @@
+package rest
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/tradecompliance/compliance/graph"
+)
+
+// healthz answers 200 while the process serves requests.
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
+	version := ""
+	if s.Health != nil {
+		version = s.Health.Version
+	}
+	writeData(w, http.StatusOK, map[string]string{"status": "alive", "version": version})
+}
+
+// readyz answers 200 when Postgres and Neo4j answer and their migrations are
+// current, else 503 naming each failed check.
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+	st := s.Health.Status(r.Context())
+	if st.Ready {
+		writeData(w, http.StatusOK, st)
+		return
+	}
+	var failed []string
+	for _, c := range st.Checks {
+		if !c.OK {
+			failed = append(failed, c.Name+": "+c.Detail)
+		}
+	}
+	writeError(r.Context(), w, s.log, &graph.Error{
+		Code:    graph.CodeUnavailable,
+		Message: "not ready: " + strings.Join(failed, "; "),
+		Details: map[string]any{"checks": st.Checks},
+	})
+}
