@@ -210,3 +210,85 @@ func utcPtr(t *time.Time) *time.Time {
 	u := t.UTC().Truncate(time.Microsecond)
 	return &u
 }
+
+// Sandbox key terms.
+const (
+	SandboxLifetime  = 30 * 24 * time.Hour
+	SandboxDailyCap  = 100
+	SandboxPerIPHour = 3
+	SandboxPerEmail  = 5 // per 24 hours
+)
+
+// SandboxRequest asks for a self-serve sandbox key.
+type SandboxRequest struct {
+	Email    string
+	Company  string
+	UseCase  string
+	ClientIP string
+}
+
+// SandboxStore stores sandbox keys under the issuance limits.
+type SandboxStore interface {
+	// CreateSandboxKey stores k for the sandbox member of email unless ip
+	// was issued perIP keys in the last hour or email perEmail in the last
+	// 24 hours; then it fails with rate_limited, saying when to retry.
+	CreateSandboxKey(ctx context.Context, email, ip string, k NewKey, perIP, perEmail int) error
+}
+
+// IssueSandbox issues a sandbox key: scopes regulatory and cluster, 100
+// calls a day, valid 30 days. It fails with invalid naming email for a bad
+// address and with rate_limited past the issuance limits.
+func (k *Keys) IssueSandbox(ctx context.Context, store SandboxStore, req SandboxRequest) (NewKey, error) {
+	email, err := NormalizeEmail("email", req.Email)
+	if err != nil {
+		return NewKey{}, err
+	}
+	if len(req.Company) > 200 {
+		return NewKey{}, Invalid("company", "company must be at most 200 characters")
+	}
+	if len(req.UseCase) > 2000 {
+		return NewKey{}, Invalid("use_case", "use_case must be at most 2000 characters")
+	}
+	now := k.now()
+	raw, prefix, hash := GenerateKey(Sandbox)
+	cap := SandboxDailyCap
+	exp := now.Add(SandboxLifetime).Truncate(time.Microsecond)
+	nk := NewKey{
+		APIKey: APIKey{
+			ID:           NewID(),
+			Name:         "sandbox " + email,
+			KeyPrefix:    prefix,
+			Environment:  Sandbox,
+			Scopes:       slices.Clone(SandboxScopes),
+			IsActive:     true,
+			CreatedAt:    now,
+			ExpiresAt:    &exp,
+			DailyCallCap: &cap,
+		},
+		Raw:  raw,
+		Hash: hash,
+	}
+	if err := store.CreateSandboxKey(ctx, email, req.ClientIP, nk, SandboxPerIPHour, SandboxPerEmail); err != nil {
+		return NewKey{}, err
+	}
+	return nk, nil
+}
+
+// NormalizeEmail returns the address lower-cased and trimmed, or an invalid
+// error naming field. It accepts local@domain with a dotted domain and no
+// spaces or angle brackets; it does not resolve the domain.
+func NormalizeEmail(field, s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return "", Invalid(field, "%s is required", field)
+	}
+	local, domain, ok := strings.Cut(s, "@")
+	bad := !ok || local == "" || len(s) > 254 || len(local) > 64 ||
+		strings.ContainsAny(s, " \t\r\n<>()[]\\,;:\"") || strings.Contains(domain, "@") ||
+		!strings.Contains(domain, ".") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") ||
+		strings.Contains(domain, "..")
+	if bad {
+		return "", Invalid(field, "%s must be an email address such as analyst@example.com", field)
+	}
+	return s, nil
+}

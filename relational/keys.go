@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -107,4 +108,95 @@ func (db *DB) RevokeKey(ctx context.Context, memberID, keyID string) (bool, erro
 		return false, fmt.Errorf("revoke key: %w", err)
 	}
 	return wasActive, nil
+}
+
+var _ graph.KeyLookup = (*DB)(nil)
+
+// KeyByHash returns the key whose raw value hashes to hash, with its member,
+// or not_found.
+func (db *DB) KeyByHash(ctx context.Context, hash []byte) (graph.APIKey, graph.Member, error) {
+	row := db.Pool.QueryRow(ctx, `SELECT k.id, k.member_id, k.name, k.key_prefix, k.environment, k.scopes, k.is_active,
+			k.last_used_at, k.created_at, k.expires_at, k.daily_call_cap,
+			m.id, m.name, m.plan_scopes, m.data_class, m.created_at
+		FROM api_keys k JOIN members m ON m.id = k.member_id WHERE k.key_hash = $1`, hash)
+	var k graph.APIKey
+	var m graph.Member
+	var env string
+	err := row.Scan(&k.ID, &k.MemberID, &k.Name, &k.KeyPrefix, &env, &k.Scopes, &k.IsActive,
+		&k.LastUsedAt, &k.CreatedAt, &k.ExpiresAt, &k.DailyCallCap,
+		&m.ID, &m.Name, &m.PlanScopes, &m.DataClass, &m.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return k, m, graph.Errorf(graph.CodeNotFound, "no such key")
+	}
+	if err != nil {
+		return k, m, fmt.Errorf("key by hash: %w", err)
+	}
+	k.Environment = graph.Environment(env)
+	return k, m, nil
+}
+
+// TouchKey sets the key's last_used_at to t unless it is already later.
+func (db *DB) TouchKey(ctx context.Context, keyID string, t time.Time) error {
+	_, err := db.Pool.Exec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`, keyID, t)
+	if err != nil {
+		return fmt.Errorf("touch key: %w", err)
+	}
+	return nil
+}
+
+var _ graph.SandboxStore = (*DB)(nil)
+
+// sandboxLockKey namespaces the advisory locks that serialise sandbox
+// issuance per email and per address across instances.
+const sandboxLockKey = 7402311802
+
+// CreateSandboxKey stores a sandbox key for email's sandbox member, counting
+// earlier issuance exactly over the last hour (ip) and day (email) inside one
+// transaction that holds advisory locks on both, so concurrent requests on
+// several instances cannot exceed the limits.
+func (db *DB) CreateSandboxKey(ctx context.Context, email, ip string, k graph.NewKey, perIP, perEmail int) error {
+	return pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2)), pg_advisory_xact_lock($1, hashtext($3))`,
+			sandboxLockKey, "email:"+email, "ip:"+ip); err != nil {
+			return err
+		}
+		var byIP, byEmail int
+		var ipRetry, emailRetry time.Duration
+		err := tx.QueryRow(ctx, `SELECT
+				(SELECT count(*) FROM api_keys WHERE environment = 'sandbox' AND issued_to_ip = $1::inet AND created_at > now() - interval '1 hour'),
+				(SELECT count(*) FROM api_keys WHERE environment = 'sandbox' AND lower(issued_to_email) = $2 AND created_at > now() - interval '1 day'),
+				COALESCE((SELECT min(created_at) + interval '1 hour' - now() FROM (SELECT created_at FROM api_keys
+					WHERE environment = 'sandbox' AND issued_to_ip = $1::inet AND created_at > now() - interval '1 hour'
+					ORDER BY created_at DESC LIMIT $3) t), interval '0'),
+				COALESCE((SELECT min(created_at) + interval '1 day' - now() FROM (SELECT created_at FROM api_keys
+					WHERE environment = 'sandbox' AND lower(issued_to_email) = $2 AND created_at > now() - interval '1 day'
+					ORDER BY created_at DESC LIMIT $4) t), interval '0')`,
+			ip, email, perIP, perEmail).Scan(&byIP, &byEmail, &ipRetry, &emailRetry)
+		if err != nil {
+			return fmt.Errorf("count sandbox keys: %w", err)
+		}
+		if byIP >= perIP {
+			return graph.RateLimited(fmt.Sprintf("at most %d sandbox keys per address per hour", perIP), ipRetry)
+		}
+		if byEmail >= perEmail {
+			return graph.RateLimited(fmt.Sprintf("at most %d sandbox keys per email per day", perEmail), emailRetry)
+		}
+		var memberID string
+		err = tx.QueryRow(ctx, `
+			INSERT INTO members (id, name, plan_scopes) VALUES ($1, $2, $3)
+			ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
+			RETURNING id`, graph.NewID(), "sandbox:"+email, graph.SandboxScopes).Scan(&memberID)
+		if err != nil {
+			return fmt.Errorf("sandbox member: %w", err)
+		}
+		_, err = tx.Exec(ctx, `
+			INSERT INTO api_keys (id, member_id, name, key_prefix, key_hash, environment, scopes,
+				daily_call_cap, is_active, created_at, expires_at, issued_to_email, issued_to_ip)
+			VALUES ($1, $2, $3, $4, $5, 'sandbox', $6, $7, true, now(), $8, $9, $10::inet)`,
+			k.ID, memberID, k.Name, k.KeyPrefix, k.Hash, k.Scopes, k.DailyCallCap, k.ExpiresAt, email, ip)
+		if err != nil {
+			return fmt.Errorf("create sandbox key: %w", err)
+		}
+		return nil
+	})
 }

@@ -11,5 +11,9 @@ import (
 
 // Resolver holds the services the resolvers call.
 type Resolver struct {
-	Health *graph.Health
+	Health   *graph.Health
+	Keys     *graph.Keys
+	KeyStore graph.KeyStore
+	Audit    graph.AuditLog
+	Limiter  graph.Limiter
 }

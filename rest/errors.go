@@ -56,6 +56,12 @@ func writeError(ctx context.Context, w http.ResponseWriter, log *slog.Logger, er
 	} else if e.Code == graph.CodeUnavailable && e.Err != nil {
 		log.WarnContext(ctx, "dependency unavailable", "request_id", id, "err", err)
 	}
+	switch e.Code {
+	case graph.CodeRateLimited:
+		retryAfter(w, e)
+	case graph.CodeUnauthenticated:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="compliance"`)
+	}
 	if body.Message == "" {
 		body.Message = defaultMessage(e)
 	}

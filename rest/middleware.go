@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -79,9 +77,8 @@ func acceptableRequestID(id string) bool {
 }
 
 // instrument is the outermost middleware: it assigns the request id, finds
-// the route pattern, limits the body, answers unmatched paths and methods in
-// the envelope, recovers panics as a 500 naming the request id, then logs
-// and counts the request.
+// the route pattern, limits the body, sends unmatched paths and methods to
+// an audited envelope answer, then logs and counts the request.
 func (s *server) instrument(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -89,40 +86,20 @@ func (s *server) instrument(mux *http.ServeMux) http.Handler {
 		if !acceptableRequestID(id) {
 			id = newRequestID()
 		}
-		ctx := graph.WithRequestID(r.Context(), id)
-		r = r.WithContext(ctx)
+		r = r.WithContext(graph.WithRequestID(r.Context(), id))
 		w.Header().Set("X-Request-Id", id)
 		rec := &recorder{ResponseWriter: w}
-
-		h, pattern := mux.Handler(r)
-		route := pattern
-		if pattern == "" {
-			route = "unmatched"
-			h = s.unmatched(h)
-		}
 		if r.Body != nil && r.Header.Get("Upgrade") == "" {
 			r.Body = http.MaxBytesReader(rec, r.Body, s.maxBody)
 		}
-
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				s.log.ErrorContext(ctx, "panic", "request_id", id, "route", route, "panic", fmt.Sprint(v))
-				if rec.status != 0 {
-					panic(http.ErrAbortHandler) // headers are out: cut the connection
-				}
-				writeError(ctx, rec, s.log, graph.Internal(errors.New("panic")))
-			}
-			s.observe(r, rec, route, id, start)
-		}()
-		// Serve through the mux so that r.PathValue works in handlers.
-		if pattern == "" {
-			h.ServeHTTP(rec, r)
-		} else {
-			mux.ServeHTTP(rec, r)
+		var h http.Handler = mux
+		fallback, route := mux.Handler(r)
+		if route == "" {
+			route = "unmatched"
+			h = s.audited(route, s.recoverer(s.unmatched(fallback)))
 		}
+		defer s.observe(r, rec, route, id, start)
+		h.ServeHTTP(rec, r)
 	})
 }
 
@@ -132,18 +109,13 @@ func (s *server) unmatched(mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		probe := &headerOnly{header: http.Header{}}
 		mux.ServeHTTP(probe, r)
-		if allow := probe.header.Get("Allow"); allow != "" {
-			w.Header().Set("Allow", allow)
-		}
-		code := graph.CodeNotFound
-		msg := "no such endpoint: " + r.Method + " " + r.URL.Path
 		if probe.status == http.StatusMethodNotAllowed {
 			w.Header().Set("Allow", probe.header.Get("Allow"))
 			e := &graph.Error{Code: graph.CodeInvalid, Field: "method", Message: "method " + r.Method + " is not allowed here; allowed: " + probe.header.Get("Allow")}
 			writeJSON(w, http.StatusMethodNotAllowed, envelope{Error: &errorBody{Code: e.Code, Field: e.Field, Message: e.Message, RequestID: graph.RequestID(r.Context())}})
 			return
 		}
-		writeError(r.Context(), w, s.log, graph.Errorf(code, "%s", msg))
+		writeError(r.Context(), w, s.log, graph.Errorf(graph.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
 }
 

@@ -19,6 +19,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/tradecompliance/compliance/rest"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -44,6 +46,8 @@ commands:
   migrate    create the database if missing, then migrate Postgres and Neo4j
   version    print the version
   keys       create, list or revoke API keys (compliance keys -h)
+  audit      verify the audit trail's hash chain (compliance audit verify)
+  routes     print the route table: access, scope and limit of every route
 `
 
 // run executes the command named by args and returns when it is done.
@@ -67,6 +71,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	case "keys":
 		return keysCommand(ctx, cfg, log, args[1:], stdout, stderr)
+	case "audit":
+		return auditCommand(ctx, cfg, log, args[1:], stdout, stderr)
+	case "routes":
+		rest.PrintRoutes(stdout)
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -83,14 +83,33 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		Version: version,
 		Stores:  []graph.NamedStore{{Name: "postgres", Store: pg}, {Name: "neo4j", Store: neo}},
 	}
-	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health}, resolvers.Config{
+	audit := relational.NewAuditLog(pg)
+	defer audit.Close()
+	auth := &graph.Authenticator{Store: pg}
+	keys := &graph.Keys{Store: pg}
+	go pruneLimits(ctx, pg, log)
+
+	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg}, resolvers.Config{
 		MaxDepth:      cfg.GraphQLMaxDepth,
 		MaxComplexity: cfg.GraphQLMaxComplexity,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
 		Logger:        log,
+		Authenticate: func(ctx context.Context, raw string) (context.Context, error) {
+			c, err := auth.Authenticate(ctx, raw)
+			if err != nil {
+				return ctx, err
+			}
+			return graph.WithCaller(ctx, c), nil
+		},
 	})
 	handler := rest.NewHandler(rest.Config{
 		Health:       health,
+		Auth:         auth,
+		Keys:         keys,
+		KeyStore:     pg,
+		Sandbox:      pg,
+		Audit:        audit,
+		Limiter:      pg,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),
 		Logger:       log,
@@ -129,4 +148,20 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// pruneLimits deletes expired rate-limit counters every ten minutes.
+func pruneLimits(ctx context.Context, pg *relational.DB, log *slog.Logger) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := pg.PruneLimits(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("prune rate limits", "err", err)
+			}
+		}
+	}
 }

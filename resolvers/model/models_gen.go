@@ -2,7 +2,49 @@
 
 package model
 
+import (
+	"time"
+
+	"github.com/tradecompliance/compliance/graph"
+)
+
+type AuditPage struct {
+	Days  int              `json:"days"`
+	Count int              `json:"count"`
+	Rows  []graph.AuditRow `json:"rows"`
+	// Null on the last page.
+	NextCursor *time.Time `json:"nextCursor,omitempty"`
+}
+
+type AuditSummary struct {
+	Days   int                `json:"days"`
+	Total  int                `json:"total"`
+	Scopes []graph.ScopeCount `json:"scopes"`
+}
+
+type CreateAPIKeyInput struct {
+	Name string `json:"name"`
+	// A subset of the member's plan; default: the whole plan.
+	Scopes []string `json:"scopes,omitempty"`
+	// Default: never.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+type CreatedAPIKey struct {
+	// The raw key. Store it now: it is never shown again.
+	Key    string  `json:"key"`
+	APIKey *APIKey `json:"apiKey"`
+}
+
+type Mutation struct {
+}
+
 type Query struct {
+}
+
+type RevokeResult struct {
+	// False when the key was already revoked.
+	Revoked bool `json:"revoked"`
 }
 
 type Subscription struct {

@@ -1,5 +1,7 @@
-// Package scalars holds the GraphQL custom scalars. Each rejects bad input
-// with an invalid-input error the error presenter maps to extensions.code.
+// Package scalars holds the GraphQL custom scalars, as marshal and unmarshal
+// functions over plain Go types (UUID over string, DateTime over time.Time).
+// Each rejects bad input with an invalid-input error that the error
+// presenter maps to extensions.code, naming the variable.
 package scalars
 
 import (
@@ -8,52 +10,49 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/tradecompliance/compliance/graph"
 )
 
-// UUID is a canonical, lower-case RFC 4122 UUID string.
-type UUID string
-
-// UnmarshalGQL accepts a string in canonical UUID form; anything else is an
-// invalid-input error.
-func (u *UUID) UnmarshalGQL(v any) error {
-	s, ok := v.(string)
-	if !ok {
-		return graph.Errorf(graph.CodeInvalid, "must be a UUID string, got %s", typeName(v))
-	}
-	id, err := uuid.Parse(s)
-	if err != nil || len(s) != 36 {
-		return graph.Errorf(graph.CodeInvalid, "must be a UUID such as 123e4567-e89b-12d3-a456-426614174000")
-	}
-	*u = UUID(id.String())
-	return nil
+// MarshalUUID writes a UUID string.
+func MarshalUUID(s string) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) { io.WriteString(w, strconv.Quote(s)) })
 }
 
-// MarshalGQL writes the UUID as a JSON string.
-func (u UUID) MarshalGQL(w io.Writer) { io.WriteString(w, strconv.Quote(string(u))) }
-
-// DateTime is an RFC 3339 instant.
-type DateTime time.Time
-
-// UnmarshalGQL accepts an RFC 3339 string; anything else is an invalid-input error.
-func (d *DateTime) UnmarshalGQL(v any) error {
+// UnmarshalUUID accepts a UUID string and returns its canonical form; it
+// fails with invalid for anything else.
+func UnmarshalUUID(v any) (string, error) {
 	s, ok := v.(string)
 	if !ok {
-		return graph.Errorf(graph.CodeInvalid, "must be an RFC 3339 date-time string, got %s", typeName(v))
+		return "", graph.Errorf(graph.CodeInvalid, "must be a UUID string, got %s", typeName(v))
+	}
+	id, err := graph.ParseID("", "", s)
+	if err != nil {
+		return "", graph.Errorf(graph.CodeInvalid, "must be a UUID such as 123e4567-e89b-12d3-a456-426614174000")
+	}
+	return id, nil
+}
+
+// MarshalDateTime writes t in UTC, RFC 3339 with microseconds when present.
+func MarshalDateTime(t time.Time) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		io.WriteString(w, strconv.Quote(t.UTC().Format(time.RFC3339Nano)))
+	})
+}
+
+// UnmarshalDateTime accepts an RFC 3339 string; it fails with invalid for
+// anything else.
+func UnmarshalDateTime(v any) (time.Time, error) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, graph.Errorf(graph.CodeInvalid, "must be an RFC 3339 date-time string, got %s", typeName(v))
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return graph.Errorf(graph.CodeInvalid, "must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z")
+		return time.Time{}, graph.Errorf(graph.CodeInvalid, "must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z")
 	}
-	*d = DateTime(t)
-	return nil
-}
-
-// MarshalGQL writes the instant in UTC, RFC 3339 with fractional seconds when present.
-func (d DateTime) MarshalGQL(w io.Writer) {
-	io.WriteString(w, strconv.Quote(time.Time(d).UTC().Format(time.RFC3339Nano)))
+	return t, nil
 }
 
 func typeName(v any) string {

@@ -1,0 +1,50 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Limit is a rate limit: at most N requests per Per.
+type Limit struct {
+	N   int
+	Per time.Duration
+}
+
+func (l Limit) String() string {
+	switch l.Per {
+	case time.Minute:
+		return fmt.Sprintf("%d per minute", l.N)
+	case time.Hour:
+		return fmt.Sprintf("%d per hour", l.N)
+	case 24 * time.Hour:
+		return fmt.Sprintf("%d per day", l.N)
+	}
+	return fmt.Sprintf("%d per %s", l.N, l.Per)
+}
+
+// Limiter counts requests against limits shared by every instance.
+type Limiter interface {
+	// Allow records one request in bucket under a rolling limit (GCRA:
+	// requests are spread so that no window of l.Per holds more than l.N).
+	// When denied it returns false and how long until one is allowed.
+	Allow(ctx context.Context, bucket string, l Limit) (bool, time.Duration, error)
+	// Quota records one call against a daily quota that resets at 00:00
+	// UTC. When exhausted it returns false and the time until the reset.
+	Quota(ctx context.Context, bucket string, perDay int) (bool, time.Duration, error)
+}
+
+// RateLimited returns the rate_limited error for a limit, with the wait in
+// its details; transports turn it into 429 with Retry-After.
+func RateLimited(what string, retryAfter time.Duration) *Error {
+	secs := int((retryAfter + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	return &Error{
+		Code:    CodeRateLimited,
+		Message: fmt.Sprintf("%s; retry after %d seconds", what, secs),
+		Details: map[string]any{"retry_after_seconds": secs},
+	}
+}

@@ -1,0 +1,58 @@
+package resolvers
+
+import (
+	"context"
+	"errors"
+
+	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/resolvers/model"
+)
+
+// ownKey returns the caller's member's key with id, or nil (GraphQL null)
+// when it is unknown or another member's: ids are not guessable across
+// members, and the answer does not tell the two apart.
+func (r *Resolver) ownKey(ctx context.Context, id string) (*model.APIKey, error) {
+	c, err := graph.RequireProduction(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := r.KeyStore.ListKeys(ctx, c.Member.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if k.ID == id {
+			return &model.APIKey{APIKey: k}, nil
+		}
+	}
+	return nil, nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// gqlField renames the field of an invalid-input error from its REST name to
+// its GraphQL argument name.
+func gqlField(err error, names map[string]string) error {
+	var e *graph.Error
+	if errors.As(err, &e) && e.Field != "" {
+		if n, ok := names[e.Field]; ok {
+			c := *e
+			c.Field = n
+			c.Message = n + c.Message[len(e.Field):]
+			return &c
+		}
+	}
+	return err
+}

@@ -1,0 +1,13 @@
+// Package model holds the GraphQL-side types: gqlgen's generated models
+// (models_gen.go, never edited by hand) and the federation entity wrappers
+// below, which embed a domain type and mark it as an entity, so that the
+// domain package stays free of GraphQL concerns.
+package model
+
+import "github.com/tradecompliance/compliance/graph"
+
+// APIKey is the ApiKey entity: a graph.APIKey.
+type APIKey struct{ graph.APIKey }
+
+// IsEntity marks APIKey as a federation entity.
+func (APIKey) IsEntity() {}

@@ -1,0 +1,80 @@
+package rest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tradecompliance/compliance/graph"
+)
+
+// Access says who may call a route.
+type Access int
+
+const (
+	// Keyless routes need no key; a key sent anyway is ignored.
+	Keyless Access = iota
+	// Optional routes take a key when sent (it must then be valid) and
+	// leave the rest to the handler: /graphql, whose resolvers check scopes.
+	Optional
+	// ProductionKey routes need a production key holding the route's scope.
+	ProductionKey
+	// SandboxOK routes take a sandbox key too (read-only regulatory and
+	// cluster check routes), or a production key holding the scope.
+	SandboxOK
+)
+
+func (a Access) String() string {
+	return [...]string{"keyless", "key optional", "production key", "sandbox or production key"}[a]
+}
+
+// Route is one row of the route table: the pattern, who may call it, the
+// scope it needs, and the per-key rolling limit it carries.
+type Route struct {
+	Pattern string // as http.ServeMux takes it: "GET /api/v1/keys"
+	Access  Access
+	Scope   string      // "" for none
+	Limit   *graph.Limit // per key (or per address for keyless routes); nil for none
+	Note    string
+	handler func(http.ResponseWriter, *http.Request) error
+}
+
+func perMinute(n int) *graph.Limit { return &graph.Limit{N: n, Per: time.Minute} }
+
+// routes returns the route table. It is the one place a route's access,
+// scope and limit are declared; `compliance routes` prints it for the README.
+func (s *server) routes() []Route {
+	return []Route{
+		{Pattern: "GET /healthz", Access: Keyless, Note: "process alive", handler: s.healthz},
+		{Pattern: "GET /readyz", Access: Keyless, Note: "Postgres and Neo4j reachable, migrations current", handler: s.readyz},
+		{Pattern: "GET /metrics", Access: Keyless, Note: "Prometheus", handler: s.metricsHandler},
+		{Pattern: "/graphql", Access: Optional, Note: "GraphQL over POST and websocket; each field checks its own scope", handler: s.graphql},
+		{Pattern: "GET /graphiql/", Access: Keyless, Note: "GraphQL IDE", handler: s.ide},
+
+		{Pattern: "POST /api/v1/keys/sandbox", Access: Keyless, Note: "3 per address per hour, 5 per email per day", handler: s.createSandboxKey},
+		{Pattern: "GET /api/v1/keys", Access: ProductionKey, Note: "the caller's member's keys", handler: s.listKeys},
+		{Pattern: "POST /api/v1/keys", Access: ProductionKey, handler: s.createKey},
+		{Pattern: "DELETE /api/v1/keys", Access: ProductionKey, handler: s.revokeKey},
+		{Pattern: "GET /api/v1/audit", Access: ProductionKey, Scope: "audit", Note: "format=summary: 60 per 60 s", handler: s.auditExport},
+	}
+}
+
+// PrintRoutes writes the route table as a Markdown table.
+func PrintRoutes(w io.Writer) {
+	s := &server{}
+	fmt.Fprintln(w, "| Route | Access | Scope | Limit per key | Note |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, r := range s.routes() {
+		limit := ""
+		if r.Limit != nil {
+			limit = r.Limit.String()
+		}
+		scope := r.Scope
+		if scope == "" {
+			scope = "-"
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", r.Pattern, r.Access, scope, limit, strings.TrimSpace(r.Note))
+	}
+}
