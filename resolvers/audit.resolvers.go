@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"encoding/hex"
 	"time"
 
 	"github.com/tradecompliance/compliance/graph"
@@ -83,22 +84,3 @@ func (r *queryResolver) AuditSummary(ctx context.Context, days *int) (*model.Aud
 func (r *Resolver) AuditRow() generated.AuditRowResolver { return &auditRowResolver{r} }
 
 type auditRowResolver struct{ *Resolver }
-
-// !!! WARNING !!!
-// The code below was going to be deleted when updating resolvers. It has been copied here so you have
-// one last chance to move it out of harms way if you want. There are two reasons this happens:
-//  - When renaming or deleting a resolver the old code will be put in here. You can safely delete
-//    it when you're done.
-//  - You have helper methods in this file. Move them out to keep these resolver files clean.
-/*
-	func (r *auditSummaryResolver) Days(ctx context.Context, obj *func(ctx context.Context, log graph.AuditLog, lim graph.Limiter, c *graph.Caller, days int, now time.Time) ([]graph.ScopeCount, int64, error)) (int, error) {
-	panic(fmt.Errorf("not implemented: Days - days"))
-}
-func (r *auditSummaryResolver) Total(ctx context.Context, obj *func(ctx context.Context, log graph.AuditLog, lim graph.Limiter, c *graph.Caller, days int, now time.Time) ([]graph.ScopeCount, int64, error)) (int, error) {
-	panic(fmt.Errorf("not implemented: Total - total"))
-}
-func (r *auditSummaryResolver) Scopes(ctx context.Context, obj *func(ctx context.Context, log graph.AuditLog, lim graph.Limiter, c *graph.Caller, days int, now time.Time) ([]graph.ScopeCount, int64, error)) ([]graph.ScopeCount, error) {
-	panic(fmt.Errorf("not implemented: Scopes - scopes"))
-}
-func (r *Resolver) AuditSummary() generated.AuditSummaryResolver { return &auditSummaryResolver{r} }
-*/
