@@ -42,6 +42,21 @@ type DB struct {
 // Open connects a pool to the database at databaseURL and checks it answers.
 // It fails with an unavailable error when the server does not answer.
 func Open(ctx context.Context, databaseURL string, log *slog.Logger) (*DB, error) {
+	db, err := New(databaseURL, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Pool.Ping(ctx); err != nil {
+		db.Pool.Close()
+		return nil, graph.Unavailable("postgres", fmt.Errorf("ping %s: %w", Redact(databaseURL), err))
+	}
+	return db, nil
+}
+
+// New returns a pool for databaseURL without connecting: connections are
+// made on first use, so a server that is down now can come up later (the
+// readiness probe reports it meanwhile). It fails only on a bad URL.
+func New(databaseURL string, log *slog.Logger) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", redactErr(err))
@@ -49,13 +64,12 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger) (*DB, error
 	if log == nil {
 		log = slog.Default()
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if cfg.MaxConns < 16 {
+		cfg.MaxConns = 16
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		return nil, graph.Unavailable("postgres", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, graph.Unavailable("postgres", fmt.Errorf("ping %s: %w", Redact(databaseURL), err))
 	}
 	return &DB{Pool: pool, log: log}, nil
 }
