@@ -33,7 +33,7 @@ type spool struct {
 	sum    hash.Hash
 	// hijacked is called before a websocket upgrade hands over the
 	// connection; it must make the audit row durable first.
-	hijacked func(status int) error
+	hijacked  func(status int) error
 	didHijack bool
 }
 

@@ -35,7 +35,7 @@ func (a Access) String() string {
 type Route struct {
 	Pattern string // as http.ServeMux takes it: "GET /api/v1/keys"
 	Access  Access
-	Scope   string      // "" for none
+	Scope   string       // "" for none
 	Limit   *graph.Limit // per key (or per address for keyless routes); nil for none
 	Note    string
 	handler func(http.ResponseWriter, *http.Request) error
