@@ -34,7 +34,8 @@ type DB struct {
 	log  *slog.Logger
 
 	gooseOnce sync.Once
-	goose     *goose.Provider
+	goose     *goose.Provider // migrates, under an advisory lock
+	gooseRead *goose.Provider // reads the migration state only
 	gooseDB   *sql.DB
 	gooseErr  error
 }
@@ -123,30 +124,33 @@ func EnsureDatabase(ctx context.Context, databaseURL string) error {
 }
 
 // provider returns the goose provider, made once, over a database/sql handle
-// on the pool, guarded by a Postgres advisory lock so that concurrent
-// migrators take turns.
-func (db *DB) provider() (*goose.Provider, error) {
+// on the pool. When locked, it takes a Postgres advisory lock while it
+// migrates, so concurrent migrators take turns; the unlocked one only reads
+// the migration state, and may run concurrently with anything.
+func (db *DB) provider(locked bool) (*goose.Provider, error) {
 	db.gooseOnce.Do(func() {
 		locker, err := lock.NewPostgresSessionLocker()
 		if err != nil {
 			db.gooseErr = err
 			return
 		}
-		fsys, err := fs.Sub(migrations, "migrations")
-		if err != nil {
-			db.gooseErr = err
-			return
-		}
 		db.gooseDB = stdlib.OpenDBFromPool(db.Pool)
-		db.goose, db.gooseErr = goose.NewProvider(goose.DialectPostgres, db.gooseDB, fsys,
+		db.goose, db.gooseErr = goose.NewProvider(goose.DialectPostgres, db.gooseDB, Migrations(),
 			goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+		if db.gooseErr == nil {
+			db.gooseRead, db.gooseErr = goose.NewProvider(goose.DialectPostgres, db.gooseDB, Migrations(),
+				goose.WithDisableGlobalRegistry(true))
+		}
 	})
-	return db.goose, db.gooseErr
+	if locked {
+		return db.goose, db.gooseErr
+	}
+	return db.gooseRead, db.gooseErr
 }
 
 // Migrate applies every pending migration and returns the names applied.
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
-	p, err := db.provider()
+	p, err := db.provider(true)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +169,7 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 
 // PendingMigrations returns the names of migrations not yet applied.
 func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
-	p, err := db.provider()
+	p, err := db.provider(false)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/resolvers/model"
@@ -50,7 +51,9 @@ func gqlField(err error, names map[string]string) error {
 		if n, ok := names[e.Field]; ok {
 			c := *e
 			c.Field = n
-			c.Message = n + c.Message[len(e.Field):]
+			if strings.HasPrefix(c.Message, e.Field) {
+				c.Message = n + c.Message[len(e.Field):]
+			}
 			return &c
 		}
 	}

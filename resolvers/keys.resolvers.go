@@ -43,7 +43,7 @@ func (r *mutationResolver) CreateAPIKey(ctx context.Context, input model.CreateA
 		MemberID: c.Member.ID, PlanScopes: c.Member.PlanScopes, Name: input.Name, Scopes: input.Scopes, ExpiresAt: input.ExpiresAt,
 	})
 	if err != nil {
-		return nil, err
+		return nil, gqlField(err, map[string]string{"name": "input.name", "scopes": "input.scopes", "expires_at": "input.expiresAt"})
 	}
 	return &model.CreatedAPIKey{Key: k.Raw, APIKey: &model.APIKey{APIKey: k.APIKey}}, nil
 }

@@ -3,8 +3,10 @@ package resolvers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -72,10 +74,15 @@ func NewHandler(r *Resolver, cfg Config) http.Handler {
 			if key == "" {
 				return ctx, &p, nil // headers of the upgrade request may have authenticated
 			}
-			ctx, err := cfg.Authenticate(ctx, key)
+			authed, err := cfg.Authenticate(ctx, key)
 			if err != nil {
-				return ctx, nil, errors.New(graph.AsError(err).Message)
+				// graphql-transport-ws: reject with 4403 Forbidden.
+				msg := graph.AsError(err).Message
+				ctx = transport.WithWebsocketCloseCode(ctx, 4403)
+				ctx = transport.AppendCloseReason(ctx, "Forbidden: "+msg)
+				return ctx, nil, errors.New(msg)
 			}
+			ctx = authed
 			return ctx, &p, nil
 		},
 	})
@@ -146,8 +153,13 @@ func presenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		out.Extensions["code"] = string(ge.Code)
 		field := ge.Field
-		if field == "" && len(out.Path) == 2 && out.Path[0] == ast.PathName("variable") {
-			field = pathName(out.Path[1])
+		if field == "" {
+			field = variablePath(out.Path)
+		}
+		if field == "" && ge.Code == graph.CodeInvalid && len(out.Path) >= 2 {
+			// An argument that failed to unmarshal: the path is the field,
+			// then the argument and any input-object fields within it.
+			field = argumentPath(out.Path)
 		}
 		if field != "" {
 			out.Extensions["field"] = field
@@ -173,8 +185,8 @@ func presentProtocolError(e *gqlerror.Error) *gqlerror.Error {
 	if _, ok := ext["code"]; !ok || ext["code"] != string(graph.CodeInternal) {
 		ext["code"] = string(graph.CodeInvalid)
 	}
-	if len(e.Path) >= 2 && e.Path[0] == ast.PathName("variable") {
-		ext["field"] = pathName(e.Path[1])
+	if f := variablePath(e.Path); f != "" {
+		ext["field"] = f
 	} else if _, ok := ext["field"]; !ok {
 		ext["field"] = "query"
 	}
@@ -182,9 +194,30 @@ func presentProtocolError(e *gqlerror.Error) *gqlerror.Error {
 	return &out
 }
 
-func pathName(p ast.PathElement) string {
-	if n, ok := p.(ast.PathName); ok {
-		return string(n)
+// argumentPath returns "input.expiresAt" for the path
+// ["createApiKey", "input", "expiresAt"].
+func argumentPath(p ast.Path) string {
+	return variablePath(append(ast.Path{ast.PathName("variable")}, p[1:]...))
+}
+
+// variablePath returns "input.expiresAt" for the path
+// ["variable", "input", "expiresAt"] of a variable coercion error, and ""
+// for any path that does not start at a variable.
+func variablePath(p ast.Path) string {
+	if len(p) < 2 || p[0] != ast.PathName("variable") {
+		return ""
 	}
-	return ""
+	var b strings.Builder
+	for i, el := range p[1:] {
+		switch el := el.(type) {
+		case ast.PathName:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(string(el))
+		case ast.PathIndex:
+			fmt.Fprintf(&b, "[%d]", int(el))
+		}
+	}
+	return b.String()
 }

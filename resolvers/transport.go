@@ -87,7 +87,10 @@ func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 			fail("variables", "variables must be a JSON object")
 			return
 		}
-		if field, msg := decodeJSON(v, &params.Variables); msg != "" {
+		// Plain numbers (float64), not json.Number: gqlparser checks a String
+		// variable by its Go kind, and json.Number's kind is string, which
+		// would let 7 pass as "7". GraphQL's Int is 32-bit, so nothing is lost.
+		if field, msg := decodeJSONPlain(v, &params.Variables); msg != "" {
 			fail("variables"+suffix(field), "%s", msg)
 			return
 		}
@@ -137,6 +140,14 @@ func decodeJSON(raw []byte, v any) (field, msg string) {
 	default:
 		return "body", "malformed JSON"
 	}
+}
+
+// decodeJSONPlain is decodeJSON with numbers as float64.
+func decodeJSONPlain(raw []byte, v any) (field, msg string) {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return decodeJSON(raw, v)
+	}
+	return "", ""
 }
 
 func jsonKind(k string) string {
