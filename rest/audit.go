@@ -178,7 +178,7 @@ func (s *server) audited(route string, next http.Handler) http.Handler {
 // writeAudit appends the request's row, waiting until it is durable even if
 // the client has gone.
 func (s *server) writeAudit(r *http.Request, route string, st *auditState, status int, sum []byte, d time.Duration) error {
-	if s.Audit == nil {
+	if s.Audit == nil { // only under COMPLIANCE_BENCH_NO_AUDIT
 		return nil
 	}
 	row := graph.AuditRow{

@@ -25,6 +25,9 @@ type Config struct {
 	GraphQLMaxDepth      int
 	GraphQLMaxComplexity int
 	WebhookAllowPrivate  bool
+	// BenchNoAudit skips audit rows. It exists only so scripts/bench can
+	// measure the ceiling without auditing; never set it in service.
+	BenchNoAudit bool
 }
 
 // loadConfig reads the configuration from getenv. It fails naming the
@@ -89,6 +92,13 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		}
 		c.WebhookAllowPrivate = b
 	}
+	if v := getenv("COMPLIANCE_BENCH_NO_AUDIT"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("COMPLIANCE_BENCH_NO_AUDIT must be true or false, got %q", v))
+		}
+		c.BenchNoAudit = b
+	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
@@ -115,6 +125,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("GRAPHQL_MAX_DEPTH", c.GraphQLMaxDepth),
 		slog.Int("GRAPHQL_MAX_COMPLEXITY", c.GraphQLMaxComplexity),
 		slog.Bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", c.WebhookAllowPrivate),
+		slog.Bool("COMPLIANCE_BENCH_NO_AUDIT", c.BenchNoAudit),
 	)
 }
 

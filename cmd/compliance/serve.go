@@ -102,13 +102,18 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 			return graph.WithCaller(ctx, c), nil
 		},
 	})
+	var auditLog graph.AuditLog = audit
+	if cfg.BenchNoAudit {
+		log.Warn("COMPLIANCE_BENCH_NO_AUDIT is set: requests leave NO audit rows; benchmark use only")
+		auditLog = nil
+	}
 	handler := rest.NewHandler(rest.Config{
 		Health:       health,
 		Auth:         auth,
 		Keys:         keys,
 		KeyStore:     pg,
 		Sandbox:      pg,
-		Audit:        audit,
+		Audit:        auditLog,
 		Limiter:      pg,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),
