@@ -47,6 +47,25 @@ type DB struct {
 // within the deadline of ctx. On failure it returns an unavailable error
 // whose cause names the URI without credentials.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
+	db, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.driver.VerifyConnectivity(ctx); err != nil {
+		_ = db.driver.Close(context.WithoutCancel(ctx))
+		return nil, graph.Unavailable(dependency, fmt.Errorf("graphdb: connecting to %s: %w", db.uri, err))
+	}
+	if err := db.Ping(ctx); err != nil {
+		_ = db.driver.Close(context.WithoutCancel(ctx))
+		return nil, graph.Unavailable(dependency, fmt.Errorf("graphdb: connecting to %s: %w", db.uri, err))
+	}
+	return db, nil
+}
+
+// New creates the driver for cfg without connecting: connections are made
+// on first use, so a database that is down now can come up later (the
+// readiness probe reports it meanwhile). It fails only on a bad URI.
+func New(cfg Config) (*DB, error) {
 	uri := redactURI(cfg.URI)
 	if strings.TrimSpace(cfg.URI) == "" {
 		return nil, graph.Unavailable(dependency, errors.New("graphdb: no URI configured"))
@@ -61,16 +80,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		msg := strings.ReplaceAll(err.Error(), cfg.URI, uri)
 		return nil, graph.Unavailable(dependency, fmt.Errorf("graphdb: invalid URI %s: %s", uri, msg))
 	}
-	db := &DB{driver: driver, database: cfg.Database, uri: uri}
-	if err := driver.VerifyConnectivity(ctx); err != nil {
-		_ = driver.Close(context.WithoutCancel(ctx))
-		return nil, graph.Unavailable(dependency, fmt.Errorf("graphdb: connecting to %s: %w", uri, err))
-	}
-	if err := db.Ping(ctx); err != nil {
-		_ = driver.Close(context.WithoutCancel(ctx))
-		return nil, graph.Unavailable(dependency, fmt.Errorf("graphdb: connecting to %s: %w", uri, err))
-	}
-	return db, nil
+	return &DB{driver: driver, database: cfg.Database, uri: uri}, nil
 }
 
 // Close closes the driver and its connections. It returns an internal error

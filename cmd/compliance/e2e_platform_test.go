@@ -1,9 +1,29 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
+
+// openDB connects to the database of env for assertions.
+func openDB(t *testing.T, env []string) *pgx.Conn {
+	t.Helper()
+	var url string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok {
+			url = v
+		}
+	}
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
 
 func TestE2EProbesAndMetrics(t *testing.T) {
 	in := start(t, testEnv(t))
@@ -39,5 +59,41 @@ func TestE2EProbesAndMetrics(t *testing.T) {
 		if !strings.Contains(string(m.body), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// With Neo4j down the server still starts; /readyz answers 503 naming it,
+// and Postgres-only routes keep working.
+func TestE2EReadyzNamesTheMissingStore(t *testing.T) {
+	env := testEnv(t)
+	runCLI(t, env, "migrate")
+	in := serveOnly(t, append(env, "NEO4J_URI=bolt://127.0.0.1:1"))
+	r := in.do("GET", "/readyz", "", nil)
+	if r.status != 503 {
+		t.Fatalf("GET /readyz with Neo4j down = %d, want 503: %s", r.status, r.body)
+	}
+	e := r.errorOf(t)
+	msg, _ := e["message"].(string)
+	if e["code"] != "unavailable" || !strings.Contains(msg, "neo4j") || strings.Contains(msg, "postgres") {
+		t.Errorf("readyz error = %v, want unavailable naming neo4j only", e)
+	}
+	if h := in.do("GET", "/healthz", "", nil); h.status != 200 {
+		t.Errorf("GET /healthz = %d, want 200 while alive", h.status)
+	}
+}
+
+// A pending migration makes the server not ready, naming it.
+func TestE2EReadyzNamesPendingMigrations(t *testing.T) {
+	env := testEnv(t)
+	runCLI(t, env, "migrate")
+	in := serveOnly(t, env)
+	db := openDB(t, env)
+	if _, err := db.Exec(context.Background(), `DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)`); err != nil {
+		t.Fatal(err)
+	}
+	r := in.do("GET", "/readyz", "", nil)
+	msg, _ := r.errorOf(t)["message"].(string)
+	if r.status != 503 || !strings.Contains(msg, "postgres: migrations pending") {
+		t.Errorf("GET /readyz = %d %s, want 503 naming the pending postgres migration", r.status, r.body)
 	}
 }

@@ -21,7 +21,8 @@ import (
 	"github.com/tradecompliance/compliance/rest"
 )
 
-// stores opens Postgres and Neo4j. The caller closes both.
+// stores opens Postgres and Neo4j, checking both answer. The caller
+// closes both.
 func stores(ctx context.Context, cfg Config, log *slog.Logger) (*relational.DB, *graphdb.DB, error) {
 	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
@@ -33,6 +34,22 @@ func stores(ctx context.Context, cfg Config, log *slog.Logger) (*relational.DB, 
 	if err != nil {
 		pg.Close()
 		return nil, nil, fmt.Errorf("neo4j at %s: %w", cfg.Neo4j.URI, err)
+	}
+	return pg, neo, nil
+}
+
+// lazyStores makes the store handles without waiting for either database:
+// the server starts, /readyz names what is missing, and the pools connect
+// when the databases come up. It fails only on a malformed URL.
+func lazyStores(cfg Config, log *slog.Logger) (*relational.DB, *graphdb.DB, error) {
+	pg, err := relational.New(cfg.DatabaseURL, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	neo, err := graphdb.New(cfg.Neo4j)
+	if err != nil {
+		pg.Close()
+		return nil, nil, err
 	}
 	return pg, neo, nil
 }
@@ -66,7 +83,7 @@ func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 // waits up to cfg.ShutdownTimeout for requests in flight to finish.
 func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	log.Info("starting", "version", version, "config", cfg)
-	pg, neo, err := stores(ctx, cfg, log)
+	pg, neo, err := lazyStores(cfg, log)
 	if err != nil {
 		return err
 	}
