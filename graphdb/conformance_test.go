@@ -36,8 +36,6 @@ func conformanceCases(run string) []conformanceCase {
 	return []conformanceCase{
 		{name: "ping", query: qPing, want: []row{{"one": int64(1)}}},
 
-		{name: "migration log constraint", query: qMigrationLogConstraint},
-		{name: "migration log constraint again", query: qMigrationLogConstraint},
 		{name: "migration log index", query: qMigrationLogIndex},
 		{name: "migration log index again", query: qMigrationLogIndex},
 

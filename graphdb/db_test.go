@@ -63,3 +63,22 @@ func TestRedactURI(t *testing.T) {
 		}
 	}
 }
+
+func TestNew(t *testing.T) {
+	// New does not connect: nothing listens on port 1.
+	db, err := New(Config{URI: "bolt://127.0.0.1:1"})
+	if err != nil {
+		t.Fatalf("New(bolt://127.0.0.1:1) = %v, want no error", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := db.Ping(ctx); graph.ErrorCode(err) != graph.CodeUnavailable {
+		t.Errorf("Ping() with nothing listening = %v, want code %s", err, graph.CodeUnavailable)
+	}
+	if err := db.Close(ctx); err != nil {
+		t.Errorf("Close() = %v", err)
+	}
+	if _, err := New(Config{URI: "ftp://127.0.0.1:1"}); graph.ErrorCode(err) != graph.CodeUnavailable {
+		t.Errorf("New(ftp://127.0.0.1:1) = %v, want code %s", err, graph.CodeUnavailable)
+	}
+}

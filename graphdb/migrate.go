@@ -29,7 +29,11 @@ import (
 // that re-running a migration interrupted by a crash is harmless.
 //
 // An applied migration is recorded as (:SchemaMigration {name, version,
-// applied_at}); its name is therefore permanent.
+// applied_at, run}); its name is therefore permanent. The log has a plain
+// index but no uniqueness constraint: NornicDB does not enforce uniqueness
+// under concurrent writes, and one duplicate would then make creating the
+// constraint fail on every later start. A duplicate record is harmless, as
+// the log is read as a set.
 //
 //go:embed migrations/*.cypher
 var migrationFiles embed.FS
@@ -44,9 +48,6 @@ type migration struct {
 }
 
 var (
-	qMigrationLogConstraint = register("migration_log_constraint",
-		`CREATE CONSTRAINT schema_migration_name_unique IF NOT EXISTS
-		 FOR (m:SchemaMigration) REQUIRE m.name IS UNIQUE`)
 	qMigrationLogIndex = register("migration_log_index",
 		`CREATE INDEX schema_migration_name IF NOT EXISTS
 		 FOR (m:SchemaMigration) ON (m.name)`)
@@ -62,10 +63,10 @@ var (
 
 // Migrate applies the embedded migrations not yet recorded in the database,
 // in order, and returns the names of those it applied. Several processes may
-// call Migrate at once: statements are idempotent and each migration is
-// recorded once, by the caller that recorded it first. On failure Migrate
-// returns the names applied so far and an internal or unavailable error; the
-// failed migration stays pending.
+// call Migrate at once: the statements are idempotent, and a migration is
+// reported by the caller that recorded it (on NornicDB, racing callers may
+// both report it). On failure Migrate returns the names applied so far and
+// an internal or unavailable error; the failed migration stays pending.
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	if embeddedErr != nil {
 		return nil, graph.Internal(embeddedErr)
@@ -84,13 +85,14 @@ func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
 }
 
 func (db *DB) migrate(ctx context.Context, set []migration) ([]string, error) {
-	for _, q := range []query{qMigrationLogConstraint, qMigrationLogIndex} {
-		if _, err := db.autocommit(ctx, q, nil); err != nil {
-			return nil, err
-		}
-	}
 	applied, err := db.applied(ctx, set)
 	if err != nil {
+		return nil, err
+	}
+	if len(applied) == len(set) {
+		return nil, nil // current: no schema statement at all
+	}
+	if _, err := db.autocommit(ctx, qMigrationLogIndex, nil); err != nil {
 		return nil, err
 	}
 	run, err := runToken()
@@ -157,7 +159,7 @@ func (db *DB) record(ctx context.Context, m migration, run string) (bool, error)
 		"run":        run,
 	})
 	if err != nil {
-		// A concurrent MERGE may have won the uniqueness constraint.
+		// A concurrent Migrate may have recorded it.
 		if applied, aerr := db.applied(ctx, []migration{m}); aerr == nil && applied[m.name] {
 			return false, nil
 		}
@@ -172,16 +174,17 @@ func (db *DB) record(ctx context.Context, m migration, run string) (bool, error)
 
 // runRetrying runs an idempotent statement in an auto-commit transaction
 // and returns its records and the raw driver error. It retries transient
-// errors, as the driver does for managed transactions: on NornicDB,
-// concurrent MERGEs of one node fail with
-// Neo.TransientError.Transaction.Outdated instead of waiting for each other
-// (and in managed transactions with a non-transient error).
+// errors, as the driver does for managed transactions, and constraint
+// violations: on NornicDB, concurrent MERGEs of one constrained node do not
+// wait for each other but fail, with Neo.TransientError.Transaction.Outdated
+// or with a "constraint violation" coded as a syntax error. A retried MERGE
+// finds the node.
 func (db *DB) runRetrying(ctx context.Context, cypher string, params map[string]any) ([]*neo4j.Record, error) {
 	const attempts = 6
 	delay := 20 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		recs, err := db.runAutocommit(ctx, cypher, params)
-		if err == nil || attempt == attempts || !neo4j.IsRetryable(err) {
+		if err == nil || attempt == attempts || !(neo4j.IsRetryable(err) || constraintConflict(err)) {
 			return recs, err
 		}
 		jitter := time.Duration(mathrand.Int64N(int64(delay)))
@@ -192,6 +195,16 @@ func (db *DB) runRetrying(ctx context.Context, cypher string, params map[string]
 		}
 		delay *= 2
 	}
+}
+
+// constraintConflict reports whether err is a constraint violation.
+func constraintConflict(err error) bool {
+	var nerr *neo4j.Neo4jError
+	if !errors.As(err, &nerr) {
+		return false
+	}
+	return nerr.Code == "Neo.ClientError.Schema.ConstraintValidationFailed" ||
+		strings.Contains(strings.ToLower(nerr.Msg), "constraint violation")
 }
 
 // runToken returns a random token that identifies one Migrate call.

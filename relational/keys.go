@@ -147,8 +147,10 @@ func (db *DB) TouchKey(ctx context.Context, keyID string, t time.Time) error {
 var _ graph.SandboxStore = (*DB)(nil)
 
 // sandboxLockKey namespaces the advisory locks that serialise sandbox
-// issuance per email and per address across instances.
-const sandboxLockKey = 7402311802
+// issuance per email and per address across instances. It is the first key
+// of the two-key form pg_advisory_xact_lock(int4, int4), so it must fit in
+// an int32.
+const sandboxLockKey int32 = 740231180
 
 // CreateSandboxKey stores a sandbox key for email's sandbox member, counting
 // earlier issuance exactly over the last hour (ip) and day (email) inside one

@@ -154,7 +154,11 @@ func (s *server) audited(route string, next http.Handler) http.Handler {
 		written := false
 		write := func(status int) error {
 			written = true
-			return s.writeAudit(r, route, st, status, sp.sum.Sum(nil), time.Since(start))
+			sum := sp.sum.Sum(nil)
+			if r.Method == http.MethodHead { // the client receives no body
+				sum = sha256.New().Sum(nil)
+			}
+			return s.writeAudit(r, route, st, status, sum, time.Since(start))
 		}
 		sp.hijacked = write
 		next.ServeHTTP(sp, r)

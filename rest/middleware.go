@@ -94,7 +94,9 @@ func (s *server) instrument(mux *http.ServeMux) http.Handler {
 		}
 		var h http.Handler = mux
 		fallback, route := mux.Handler(r)
-		if route == "" {
+		if _, ok := fallback.(routeHandler); !ok {
+			// The mux answers itself: 404, 405, or a redirect to the
+			// cleaned path (whose route it names). Audit that too.
 			route = "unmatched"
 			h = s.audited(route, s.recoverer(s.unmatched(fallback)))
 		}
@@ -104,11 +106,16 @@ func (s *server) instrument(mux *http.ServeMux) http.Handler {
 }
 
 // unmatched answers a request no route matched (404) or matched only by path
-// (405, with Allow) in the failure envelope.
+// (405, with Allow) in the failure envelope, and passes on the mux's
+// redirect of an unclean path.
 func (s *server) unmatched(mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		probe := &headerOnly{header: http.Header{}}
 		mux.ServeHTTP(probe, r)
+		if probe.status >= 300 && probe.status < 400 {
+			mux.ServeHTTP(w, r)
+			return
+		}
 		if probe.status == http.StatusMethodNotAllowed {
 			w.Header().Set("Allow", probe.header.Get("Allow"))
 			e := &graph.Error{Code: graph.CodeInvalid, Field: "method", Message: "method " + r.Method + " is not allowed here; allowed: " + probe.header.Get("Allow")}

@@ -56,11 +56,16 @@ func NewHandler(cfg Config) http.Handler {
 
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.Handle(rt.Pattern, s.audited(rt.Pattern, s.recoverer(s.guard(rt))))
+		mux.Handle(rt.Pattern, routeHandler{s.audited(rt.Pattern, s.recoverer(s.guard(rt)))})
 	}
-	mux.Handle("GET /graphiql", http.RedirectHandler("/graphiql/", http.StatusMovedPermanently))
+	mux.Handle("GET /graphiql", routeHandler{s.audited("GET /graphiql", http.RedirectHandler("/graphiql/", http.StatusMovedPermanently))})
 	return s.instrument(mux)
 }
+
+// routeHandler marks a handler registered on the mux, which writes its own
+// audit row. Whatever else the mux answers with (404, 405, or a redirect to
+// a cleaned path) is audited by instrument.
+type routeHandler struct{ http.Handler }
 
 func (s *server) metricsHandler(w http.ResponseWriter, r *http.Request) error {
 	s.promh.ServeHTTP(w, r)

@@ -5,9 +5,16 @@
 # functions only and is safe under `set -euo pipefail`.
 #
 #   . scripts/lib/graphdb.sh
-#   graphdb_build                      # once; cached across runs
+#   graphdb_build                      # once; cached across runs (~2 min cold)
 #   graphdb_start "$tmp/graph/data"    # exports NEO4J_URI, GRAPHDB_PID, GRAPHDB_LOG
 #   trap graphdb_stop EXIT
+#   NEO4J_URI=$NEO4J_URI go test ./...
+#
+# Call graphdb_start in the shell that will call graphdb_stop (not inside
+# $(...)): the server is that shell's background job. For the same reason a
+# bare `wait` in that shell waits for the server; wait for specific pids.
+# The parent of DATA_DIR receives nornicdb.log and nornicdb.yaml, so give
+# each server a directory of its own.
 #
 # Environment:
 #   COMPLIANCE_CACHE      cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/compliance)
@@ -33,6 +40,8 @@ graphdb_build() {
 	fi
 	dir="$(dirname "$bin")"
 	mkdir -p "$dir"
+	# Leftovers of interrupted builds.
+	find "$dir" -maxdepth 1 -name 'nornicdb.tmp.*' -mmin +60 -delete 2>/dev/null || true
 	tmp="$(mktemp "$dir/nornicdb.tmp.XXXXXX")"
 	echo "graphdb: building nornicdb $GRAPHDB_VERSION into $bin (first build takes a few minutes)" >&2
 	start=$SECONDS
@@ -54,16 +63,18 @@ graphdb_port_free() {
 }
 
 # graphdb_free_ports prints $1 distinct free loopback ports, one a line.
+# They lie in 20000-32767, below Linux's ephemeral range, so that no
+# outgoing connection holds one and a probe cannot connect to itself.
 graphdb_free_ports() {
 	local want=$1 p tries=0 found=()
-	p=$((20000 + (RANDOM * 32768 + RANDOM) % 30000))
+	p=$((20000 + RANDOM % 12000))
 	while ((${#found[@]} < want)); do
 		if ((tries++ > 500)); then
 			echo "graphdb: no free loopback port found" >&2
 			return 1
 		fi
 		p=$((p + 1 + RANDOM % 7))
-		if ((p > 60000)); then
+		if ((p > 32767)); then
 			p=20000
 		fi
 		if graphdb_port_free "$p"; then
@@ -74,15 +85,20 @@ graphdb_free_ports() {
 }
 
 # graphdb_start starts nornicdb with its data in DATA_DIR, listening on free
-# loopback ports, and waits until the Bolt port accepts connections. It
-# exports NEO4J_URI, GRAPHDB_PID and GRAPHDB_LOG (the server's output, next
-# to DATA_DIR). On failure it prints the tail of the log and returns 1.
+# loopback ports without authentication, and waits until the Bolt port
+# accepts connections (about 0.15 s on an empty DATA_DIR). It exports
+# NEO4J_URI, GRAPHDB_PID and GRAPHDB_LOG (the server's output, next to
+# DATA_DIR). On failure it prints the tail of the log and returns 1.
 graphdb_start() {
 	if (($# != 1)); then
 		echo "usage: graphdb_start DATA_DIR" >&2
 		return 2
 	fi
 	local data_dir=$1 bin run_dir ports bolt http tele timeout deadline
+	if [[ -n "${GRAPHDB_PID:-}" ]] && kill -0 "$GRAPHDB_PID" 2>/dev/null; then
+		echo "graphdb: a server (pid $GRAPHDB_PID) is already running; call graphdb_stop first" >&2
+		return 1
+	fi
 	bin="$(graphdb_bin)"
 	if [[ ! -x "$bin" ]]; then
 		echo "graphdb: $bin is missing; run graphdb_build first" >&2
@@ -106,7 +122,11 @@ graphdb_start() {
 
 	# From run_dir, since nornicdb resolves ./plugins and ./models against
 	# its working directory; exec keeps $! the server's pid.
-	(cd "$run_dir" && NORNICDB_TELEMETRY_LISTEN="127.0.0.1:$tele" exec "$bin" serve \
+	# NORNICDB_ASYNC_WRITES_ENABLED=false: the default write-behind cache is
+	# eventually consistent, lets concurrent MERGEs commit duplicates past a
+	# uniqueness constraint and, under concurrent writers, deadlocks the
+	# server (v1.2.0).
+	(cd "$run_dir" && NORNICDB_TELEMETRY_LISTEN="127.0.0.1:$tele" NORNICDB_ASYNC_WRITES_ENABLED="${NORNICDB_ASYNC_WRITES_ENABLED:-false}" exec "$bin" serve \
 		--config "$run_dir/nornicdb.yaml" \
 		--address 127.0.0.1 --bolt-port "$bolt" --http-port "$http" \
 		--no-auth --headless --data-dir "$data_dir" \
@@ -116,7 +136,8 @@ graphdb_start() {
 
 	timeout=${GRAPHDB_START_TIMEOUT:-30}
 	deadline=$((SECONDS + timeout))
-	while graphdb_port_free "$bolt"; do
+	# Ready when the log says the Bolt listener is up and the port answers.
+	while ! grep -q '"bolt server listening"' "$GRAPHDB_LOG" 2>/dev/null || graphdb_port_free "$bolt"; do
 		if ! kill -0 "$GRAPHDB_PID" 2>/dev/null; then
 			echo "graphdb: nornicdb exited during startup; last lines of $GRAPHDB_LOG:" >&2
 			tail -n 30 "$GRAPHDB_LOG" >&2 || true

@@ -1,0 +1,402 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// loadRun is what one load run measured.
+type loadRun struct {
+	label     string
+	requests  int // 200s completed inside the window
+	errors    int // non-200 answers and transport errors inside the window
+	codes     map[int]int
+	netErrs   int
+	window    time.Duration
+	lat       []time.Duration // sorted
+	cpu       cpuShares
+	serverCPU time.Duration // inside the window
+	pgCPU     time.Duration
+	auditRows int64 // rows the run added to audit_log (whole run)
+	batches   int64 // estimated group-commit transactions among them
+	answered  int   // every answer of the run, warm-up included
+	perfOut   string
+}
+
+func (r loadRun) rps() float64 { return float64(r.requests) / r.window.Seconds() }
+
+func (r loadRun) pct(p float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	i := int(p / 100 * float64(len(r.lat)))
+	if i >= len(r.lat) {
+		i = len(r.lat) - 1
+	}
+	return r.lat[i]
+}
+
+// cmdLoad measures issue 3's authenticated-request target: GET
+// /api/v1/keys at 64 keep-alive connections, each answer sent only after its
+// audit row is committed; then the same against a server started with
+// COMPLIANCE_BENCH_NO_AUDIT=true, the ceiling without auditing.
+func cmdLoad(ctx context.Context, args []string) error {
+	var c common
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	c.register(fs, true)
+	conns := fs.Int("conns", 64, "concurrent keep-alive connections")
+	warmup := fs.Duration("warmup", 3*time.Second, "warm-up before measuring")
+	duration := fs.Duration("duration", 15*time.Second, "measured window")
+	path := fs.String("path", "/api/v1/keys", "path to GET")
+	perf := fs.Bool("perf", false, "record a system-wide `perf` CPU profile during the audited window (distorts the figures)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := c.check(true); err != nil {
+		return err
+	}
+	ncpu := runtime.NumCPU()
+	opts := loadOpts{conns: *conns, warmup: *warmup, duration: *duration, path: *path, key: c.key, ncpu: ncpu}
+
+	opts.perf = *perf
+	aud, err := runLoad(ctx, c, "audited", opts)
+	if err != nil {
+		return err
+	}
+	opts.perf = false
+	ceil, err := runLoad(ctx, c, "ceiling", opts, "COMPLIANCE_BENCH_NO_AUDIT=true")
+	if err != nil {
+		return err
+	}
+
+	sec := "B3 authenticated request + audit row"
+	cfg := fmt.Sprintf("GET %s, %d keep-alive connections, %s warm-up, %s measured", *path, *conns, *warmup, *duration)
+	perReq := func(r loadRun, d time.Duration) float64 {
+		if r.requests == 0 {
+			return 0
+		}
+		return float64(d.Microseconds()) / float64(r.requests)
+	}
+	batchNote := "no rows"
+	if aud.batches > 0 {
+		batchNote = fmt.Sprintf("%d rows in about %d group commits (%.1f rows per commit, %.0f commits/s over the run)",
+			aud.auditRows, aud.batches, float64(aud.auditRows)/float64(aud.batches), float64(aud.batches)/(*warmup+*duration).Seconds())
+	}
+	rs := []Result{
+		{Section: sec, Name: "audited: throughput", Value: aud.rps(), Unit: "req/s",
+			Baseline: "ceiling: " + fmtNum(ceil.rps(), "req/s"), Goal: AtLeast, Target: 3000, Note: cfg + "; answers are sent only after their audit row commits"},
+		{Section: sec, Name: "audited: p99 latency", Value: ms(aud.pct(99)), Unit: "ms",
+			Baseline: fmt.Sprintf("ceiling: %.1f ms", ms(ceil.pct(99))), Goal: AtMost, Target: 25},
+		{Section: sec, Name: "audited: p50 latency", Value: ms(aud.pct(50)), Unit: "ms",
+			Baseline: fmt.Sprintf("ceiling: %.1f ms", ms(ceil.pct(50))), Goal: Info,
+			Note: fmt.Sprintf("p90 %.1f ms, p99.9 %.1f ms, max %.1f ms", ms(aud.pct(90)), ms(aud.pct(99.9)), ms(aud.pct(100)))},
+		{Section: sec, Name: "audited: errors (non-200 + transport)", Value: float64(aud.errors), Unit: "errors",
+			Baseline: fmt.Sprintf("ceiling: %d", ceil.errors), Goal: Exactly, Target: 0, Note: codesNote(aud)},
+		{Section: sec, Name: "audited / ceiling throughput", Value: aud.rps() / ceil.rps(), Unit: "x", Goal: Info,
+			Note: fmt.Sprintf("ceiling = a second server with COMPLIANCE_BENCH_NO_AUDIT=true: %.0f req/s, p50 %.1f ms, p99 %.1f ms, %d errors",
+				ceil.rps(), ms(ceil.pct(50)), ms(ceil.pct(99)), ceil.errors)},
+		{Section: sec, Name: "audited: audit rows per commit", Value: safeDiv(float64(aud.auditRows), float64(aud.batches)), Unit: "x", Goal: Info,
+			Baseline: fmt.Sprintf("%d answers", aud.answered), Note: batchNote + "; each commit is one WAL fsync"},
+	}
+	for _, r := range []loadRun{aud, ceil} {
+		rs = append(rs,
+			Result{Section: sec, Name: r.label + ": CPU share, load generator", Value: r.cpu.loadgen, Unit: "%", Goal: Info,
+				Note: "share = CPU time / wall time / nproc; load generator from getrusage(RUSAGE_SELF), server from /proc/PID/stat, postgres = every process named postgres"},
+			Result{Section: sec, Name: r.label + ": CPU share, server", Value: r.cpu.server, Unit: "%", Goal: Info,
+				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.serverCPU))},
+			Result{Section: sec, Name: r.label + ": CPU share, postgres", Value: r.cpu.postgres, Unit: "%", Goal: Info,
+				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.pgCPU))},
+			Result{Section: sec, Name: r.label + ": CPU share, other processes", Value: r.cpu.other(), Unit: "%", Goal: Info,
+				Baseline: fmt.Sprintf("whole machine busy: %.0f%%", r.cpu.machine),
+				Note:     otherNote(r)},
+		)
+	}
+	if aud.perfOut != "" {
+		rs[0].Note += "; a perf profile was recorded during the audited window, which costs CPU: " + aud.perfOut
+	}
+	return appendResults(c.out, rs...)
+}
+
+// otherNote warns when something besides the benchmark took a noticeable
+// share of the machine during the window.
+func otherNote(r loadRun) string {
+	if r.cpu.other() < 5 {
+		return ""
+	}
+	return fmt.Sprintf("other processes took %.0f%% of the machine during the %s window: the figures of this run are skewed; rerun on a quiet machine", r.cpu.other(), r.label)
+}
+
+func safeDiv(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func codesNote(r loadRun) string {
+	if r.errors == 0 {
+		return ""
+	}
+	var parts []string
+	keys := make([]int, 0, len(r.codes))
+	for k := range r.codes {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d x%d", k, r.codes[k]))
+	}
+	return fmt.Sprintf("statuses: %s; transport errors: %d", strings.Join(parts, ", "), r.netErrs)
+}
+
+type loadOpts struct {
+	conns            int
+	warmup, duration time.Duration
+	path, key        string
+	ncpu             int
+	perf             bool
+}
+
+// runLoad starts a server, drives it with opts.conns connections, and
+// stops it.
+func runLoad(ctx context.Context, c common, label string, o loadOpts, env ...string) (loadRun, error) {
+	r := loadRun{label: label, window: o.duration, codes: map[int]int{}}
+	s, err := startServer(ctx, label, c.bin, c.logDir, env...)
+	if err != nil {
+		return r, err
+	}
+	defer s.stop()
+	if err := checkOnce(ctx, s.base+o.path, o.key); err != nil {
+		return r, err
+	}
+	var db *pgx.Conn
+	var seq0 int64
+	if label == "audited" {
+		db, err = pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+		if err != nil {
+			return r, fmt.Errorf("connect to DATABASE_URL: %w", err)
+		}
+		defer db.Close(context.Background())
+		if err := db.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM audit_log`).Scan(&seq0); err != nil {
+			return r, err
+		}
+	}
+
+	addr := strings.TrimPrefix(s.base, "http://")
+	req := []byte("GET " + o.path + " HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + o.key +
+		"\r\nUser-Agent: compliance-benchtool\r\nAccept: application/json\r\n\r\n")
+	start := time.Now()
+	warmEnd := start.Add(o.warmup)
+	end := warmEnd.Add(o.duration)
+	say("load %s: %d connections, %s warm-up, %s measured against %s (pid %d)", label, o.conns, o.warmup, o.duration, s.base, s.pid)
+
+	workers := make([]*loadWorker, o.conns)
+	var wg sync.WaitGroup
+	for i := range workers {
+		w := &loadWorker{codes: map[int]int{}, lat: make([]time.Duration, 0, 4096)}
+		workers[i] = w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run(ctx, addr, req, warmEnd, end)
+		}()
+	}
+
+	// The CPU counters are read at the window's edges.
+	var a, b cpuSnap
+	var perfDone chan string
+	sleepUntil(ctx, warmEnd)
+	a = snapCPU(s.pid)
+	if o.perf {
+		perfDone = make(chan string, 1)
+		go func() { perfDone <- recordPerf(ctx, c.logDir, o.duration) }()
+	}
+	sleepUntil(ctx, end)
+	b = snapCPU(s.pid)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return r, err
+	}
+	if perfDone != nil {
+		r.perfOut = <-perfDone
+	}
+
+	r.cpu = shares(a, b, o.ncpu)
+	r.serverCPU = b.server - a.server
+	for pid, t := range b.postgres {
+		r.pgCPU += t - a.postgres[pid]
+	}
+	for _, w := range workers {
+		r.lat = append(r.lat, w.lat...)
+		r.netErrs += w.netErrs
+		r.answered += w.answered
+		for k, v := range w.codes {
+			r.codes[k] += v
+			if k == http.StatusOK {
+				r.requests += v
+			} else {
+				r.errors += v
+			}
+		}
+	}
+	r.errors += r.netErrs
+	slices.Sort(r.lat)
+
+	if db != nil {
+		// Rows of one group commit share a start time and follow each other
+		// by 1 us (relational/audit.go); a larger gap starts a new commit.
+		err := db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE gap IS DISTINCT FROM interval '1 microsecond')
+			FROM (SELECT logged_at - lag(logged_at) OVER (ORDER BY seq) AS gap FROM audit_log WHERE seq > $1) x`, seq0).Scan(&r.auditRows, &r.batches)
+		if err != nil {
+			return r, err
+		}
+	}
+	say("load %s: %.0f req/s, p50 %.1f ms, p99 %.1f ms, %d errors; CPU: load generator %.0f%%, server %.0f%%, postgres %.0f%%, machine %.0f%%",
+		label, r.rps(), ms(r.pct(50)), ms(r.pct(99)), r.errors, r.cpu.loadgen, r.cpu.server, r.cpu.postgres, r.cpu.machine)
+	return r, nil
+}
+
+func sleepUntil(ctx context.Context, t time.Time) {
+	select {
+	case <-time.After(time.Until(t)):
+	case <-ctx.Done():
+	}
+}
+
+// checkOnce makes one request through net/http and checks that it is a 200
+// with the keys list, so the raw client below measures the real thing.
+func checkOnce(ctx context.Context, url, key string) error {
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"keys"`) {
+		return fmt.Errorf("GET %s: %s: %.300s", url, resp.Status, body)
+	}
+	return nil
+}
+
+// loadWorker drives one keep-alive connection: it writes a prebuilt
+// request, reads the answer with http.ReadResponse and discards the body.
+// No net/http Transport: its goroutines and channels would cost the load
+// generator more CPU than the parsing itself.
+type loadWorker struct {
+	lat      []time.Duration
+	codes    map[int]int
+	netErrs  int
+	answered int
+}
+
+func (w *loadWorker) run(ctx context.Context, addr string, req []byte, warmEnd, end time.Time) {
+	var conn net.Conn
+	var br *bufio.Reader
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	for ctx.Err() == nil {
+		t := time.Now()
+		if !t.Before(end) {
+			return
+		}
+		inWindow := !t.Before(warmEnd)
+		if conn == nil {
+			c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				if inWindow {
+					w.netErrs++
+				}
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			c.SetDeadline(end.Add(30 * time.Second))
+			conn, br = c, bufio.NewReaderSize(c, 32<<10)
+		}
+		_, err := conn.Write(req)
+		var resp *http.Response
+		if err == nil {
+			resp, err = http.ReadResponse(br, nil)
+		}
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		d := time.Since(t)
+		inWindow = inWindow && !t.Add(d).After(end)
+		if err != nil {
+			conn.Close()
+			conn = nil
+			if inWindow && !errors.Is(err, context.Canceled) {
+				w.netErrs++
+			}
+			continue
+		}
+		w.answered++
+		if inWindow {
+			w.codes[resp.StatusCode]++
+			if resp.StatusCode == http.StatusOK {
+				w.lat = append(w.lat, d)
+			}
+		}
+		if resp.Close {
+			conn.Close()
+			conn = nil
+		}
+	}
+}
+
+// recordPerf records a system-wide CPU profile for d with perf and writes
+// two reports next to the server logs. It returns where they are, or why
+// there is none.
+func recordPerf(ctx context.Context, dir string, d time.Duration) string {
+	if _, err := exec.LookPath("perf"); err != nil {
+		return "perf is not installed"
+	}
+	data := filepath.Join(dir, "perf.data")
+	rec := exec.CommandContext(ctx, "perf", "record", "-q", "-F", "499", "-a", "-g", "-o", data, "--",
+		"sleep", fmt.Sprintf("%.3f", d.Seconds()))
+	if out, err := rec.CombinedOutput(); err != nil {
+		return fmt.Sprintf("perf record failed: %v: %.200s", err, out)
+	}
+	byComm := filepath.Join(dir, "perf-by-process.txt")
+	bySym := filepath.Join(dir, "perf-by-symbol.txt")
+	for _, rep := range []struct {
+		path string
+		args []string
+	}{
+		{byComm, []string{"--sort", "comm,dso"}},
+		{bySym, []string{"--sort", "comm,symbol", "--percent-limit", "0.5"}},
+	} {
+		args := append([]string{"report", "-i", data, "--stdio", "--no-children", "-g", "none"}, rep.args...)
+		out, err := exec.CommandContext(ctx, "perf", args...).Output()
+		if err != nil {
+			return fmt.Sprintf("perf report failed: %v", err)
+		}
+		if err := os.WriteFile(rep.path, out, 0o644); err != nil {
+			return err.Error()
+		}
+	}
+	return byComm + " and " + bySym
+}
