@@ -158,9 +158,13 @@ func (k *Keys) now() time.Time {
 type CreateRequest struct {
 	MemberID   string
 	PlanScopes []string
-	Name       string
-	Scopes     []string
-	ExpiresAt  *time.Time
+	// CallerScopes are the scopes of the key asking, when a key asks (the
+	// API); nil when an operator asks (the CLI). A key cannot mint a key
+	// with a scope it does not hold itself.
+	CallerScopes []string
+	Name         string
+	Scopes       []string
+	ExpiresAt    *time.Time
 }
 
 // Create issues a production key. It fails with invalid naming the field for
@@ -173,9 +177,26 @@ func (k *Keys) Create(ctx context.Context, req CreateRequest) (NewKey, error) {
 	if len(name) > 200 {
 		return NewKey{}, Invalid("name", "name must be at most 200 characters")
 	}
-	scopes, err := ValidateScopes("scopes", req.Scopes, req.PlanScopes)
+	allowed := req.PlanScopes
+	if req.CallerScopes != nil {
+		allowed = nil
+		for _, s := range req.PlanScopes {
+			if slices.Contains(req.CallerScopes, s) {
+				allowed = append(allowed, s)
+			}
+		}
+		for _, s := range req.Scopes {
+			if slices.Contains(req.PlanScopes, s) && !slices.Contains(req.CallerScopes, s) {
+				return NewKey{}, Invalid("scopes", "scope %q is not held by the key making this request; a key cannot grant more than it holds", s)
+			}
+		}
+	}
+	scopes, err := ValidateScopes("scopes", req.Scopes, allowed)
 	if err != nil {
 		return NewKey{}, err
+	}
+	if len(scopes) == 0 {
+		return NewKey{}, Invalid("scopes", "the new key would have no scope")
 	}
 	now := k.now()
 	if req.ExpiresAt != nil && !req.ExpiresAt.After(now) {

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"testing"
@@ -87,6 +88,50 @@ func TestParseID(t *testing.T) {
 			got, err := ParseID("id", tt.prefix, tt.in)
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Errorf("ParseID(%q) = %q, %v; want %q, wantErr %v", tt.in, got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+type memKeyStore struct{ created []NewKey }
+
+func (m *memKeyStore) EnsureMember(ctx context.Context, name string, plan []string) (Member, error) {
+	return Member{}, nil
+}
+func (m *memKeyStore) CreateKey(ctx context.Context, k NewKey) error {
+	m.created = append(m.created, k)
+	return nil
+}
+func (m *memKeyStore) ListKeys(ctx context.Context, memberID string) ([]APIKey, error) { return nil, nil }
+func (m *memKeyStore) RevokeKey(ctx context.Context, memberID, keyID string) (bool, error) {
+	return false, nil
+}
+
+func TestCreateCannotExceedCallerScopes(t *testing.T) {
+	plan := []string{"audit", "kyc", "ubo"}
+	tests := []struct {
+		name    string
+		caller  []string
+		asked   []string
+		want    []string
+		wantErr bool
+	}{
+		{"operator gets the plan by default", nil, nil, []string{"audit", "kyc", "ubo"}, false},
+		{"key defaults to its own scopes", []string{"kyc"}, nil, []string{"kyc"}, false},
+		{"key grants a subset of its scopes", []string{"kyc", "ubo"}, []string{"ubo"}, []string{"ubo"}, false},
+		{"key cannot grant a scope it lacks", []string{"kyc"}, []string{"audit"}, nil, true},
+		{"outside the plan", []string{"kyc"}, []string{"lc"}, nil, true},
+		{"no common scope", []string{"lc"}, nil, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := &Keys{Store: &memKeyStore{}}
+			got, err := k.Create(context.Background(), CreateRequest{MemberID: "m", PlanScopes: plan, CallerScopes: tt.caller, Name: "n", Scopes: tt.asked})
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Create(caller %v, asked %v) error = %v, wantErr %v", tt.caller, tt.asked, err, tt.wantErr)
+			}
+			if err == nil && !slices.Equal(got.Scopes, tt.want) {
+				t.Errorf("Create(caller %v, asked %v) scopes = %v, want %v", tt.caller, tt.asked, got.Scopes, tt.want)
 			}
 		})
 	}

@@ -40,7 +40,7 @@ func (r *mutationResolver) CreateAPIKey(ctx context.Context, input model.CreateA
 		return nil, err
 	}
 	k, err := r.Keys.Create(ctx, graph.CreateRequest{
-		MemberID: c.Member.ID, PlanScopes: c.Member.PlanScopes, Name: input.Name, Scopes: input.Scopes, ExpiresAt: input.ExpiresAt,
+		MemberID: c.Member.ID, PlanScopes: c.Member.PlanScopes, CallerScopes: c.Key.Scopes, Name: input.Name, Scopes: input.Scopes, ExpiresAt: input.ExpiresAt,
 	})
 	if err != nil {
 		return nil, gqlField(err, map[string]string{"name": "input.name", "scopes": "input.scopes", "expires_at": "input.expiresAt"})

@@ -76,7 +76,7 @@ func (s *server) createKey(w http.ResponseWriter, r *http.Request) error {
 	}
 	c := graph.CallerFrom(r.Context())
 	k, err := s.Keys.Create(r.Context(), graph.CreateRequest{
-		MemberID: c.Member.ID, PlanScopes: c.Member.PlanScopes, Name: *body.Name, Scopes: body.Scopes, ExpiresAt: exp,
+		MemberID: c.Member.ID, PlanScopes: c.Member.PlanScopes, CallerScopes: c.Key.Scopes, Name: *body.Name, Scopes: body.Scopes, ExpiresAt: exp,
 	})
 	if err != nil {
 		return err

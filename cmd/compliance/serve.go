@@ -120,6 +120,9 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		},
 	})
 	var auditLog graph.AuditLog = audit
+	if cfg.BenchNoAudit && !isLoopback(cfg.BindAddr) {
+		return fmt.Errorf("COMPLIANCE_BENCH_NO_AUDIT is for benchmarks on loopback only; BIND_ADDR is %s", cfg.BindAddr)
+	}
 	if cfg.BenchNoAudit {
 		log.Warn("COMPLIANCE_BENCH_NO_AUDIT is set: requests leave NO audit rows; benchmark use only")
 		auditLog = nil
@@ -196,4 +199,13 @@ func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, timeout 
 		return err
 	}
 	return nil
+}
+
+// isLoopback reports whether addr is a loopback address or localhost.
+func isLoopback(addr string) bool {
+	if addr == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(addr)
+	return ip != nil && ip.IsLoopback()
 }
