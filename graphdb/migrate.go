@@ -174,17 +174,18 @@ func (db *DB) record(ctx context.Context, m migration, run string) (bool, error)
 
 // runRetrying runs an idempotent statement in an auto-commit transaction
 // and returns its records and the raw driver error. It retries transient
-// errors, as the driver does for managed transactions, and constraint
-// violations: on NornicDB, concurrent MERGEs of one constrained node do not
-// wait for each other but fail, with Neo.TransientError.Transaction.Outdated
-// or with a "constraint violation" coded as a syntax error. A retried MERGE
-// finds the node.
+// errors, as the driver does for managed transactions, and the errors of
+// racing with another Migrate, after which the statement finds the work
+// done: on Neo4j, creating the same schema rule at once; on NornicDB,
+// MERGEs of one constrained node, which do not wait for each other but fail
+// with Neo.TransientError.Transaction.Outdated or with a "constraint
+// violation" coded as a syntax error.
 func (db *DB) runRetrying(ctx context.Context, cypher string, params map[string]any) ([]*neo4j.Record, error) {
 	const attempts = 6
 	delay := 20 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		recs, err := db.runAutocommit(ctx, cypher, params)
-		if err == nil || attempt == attempts || !(neo4j.IsRetryable(err) || constraintConflict(err)) {
+		if err == nil || attempt == attempts || !(neo4j.IsRetryable(err) || raced(err)) {
 			return recs, err
 		}
 		jitter := time.Duration(mathrand.Int64N(int64(delay)))
@@ -197,13 +198,16 @@ func (db *DB) runRetrying(ctx context.Context, cypher string, params map[string]
 	}
 }
 
-// constraintConflict reports whether err is a constraint violation.
-func constraintConflict(err error) bool {
+// raced reports whether err may come from racing a concurrent writer of the
+// same schema rule or node: a schema rule that already exists or a
+// constraint violation.
+func raced(err error) bool {
 	var nerr *neo4j.Neo4jError
 	if !errors.As(err, &nerr) {
 		return false
 	}
 	return nerr.Code == "Neo.ClientError.Schema.ConstraintValidationFailed" ||
+		strings.HasPrefix(nerr.Code, "Neo.ClientError.Schema.") && strings.HasSuffix(nerr.Code, "AlreadyExists") ||
 		strings.Contains(strings.ToLower(nerr.Msg), "constraint violation")
 }
 

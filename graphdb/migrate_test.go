@@ -2,6 +2,7 @@ package graphdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/tradecompliance/compliance/graphdb/graphdbtest"
 )
@@ -258,5 +261,24 @@ func TestMigrateConcurrent(t *testing.T) {
 	got := mustRun(ctx, t, dbs[0], fmt.Sprintf("MATCH (n:Conf%s) RETURN DISTINCT n.id AS id, n.step AS step", run), nil)
 	if want := []row{{"id": "a", "step": nil}, {"id": "b", "step": int64(3)}}; !sameRows(got, want, true) {
 		t.Errorf("nodes = %v, want %v", got, want)
+	}
+}
+
+func TestRaced(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Schema.ConstraintValidationFailed"}, true},
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"}, true},
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Statement.SyntaxError", Msg: "commit failed: constraint violation: x"}, true},
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Statement.SyntaxError", Msg: "Invalid input 'X'"}, false},
+		{fmt.Errorf("wrapped: %w", &neo4j.Neo4jError{Code: "Neo.ClientError.Schema.IndexAlreadyExists"}), true},
+		{errors.New("constraint violation"), false},
+	}
+	for _, tt := range tests {
+		if got := raced(tt.err); got != tt.want {
+			t.Errorf("raced(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }

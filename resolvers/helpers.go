@@ -9,10 +9,8 @@ import (
 	"github.com/tradecompliance/compliance/resolvers/model"
 )
 
-// ownKey returns the caller's member's key with id, or nil (GraphQL null)
-// when it is unknown or another member's: ids are not guessable across
-// members, and the answer does not tell the two apart.
-func (r *Resolver) ownKey(ctx context.Context, id string) (*model.APIKey, error) {
+// memberKeys returns the caller's member's keys; production keys only.
+func (r *Resolver) memberKeys(ctx context.Context) ([]model.APIKey, error) {
 	c, err := graph.RequireProduction(ctx)
 	if err != nil {
 		return nil, err
@@ -21,9 +19,24 @@ func (r *Resolver) ownKey(ctx context.Context, id string) (*model.APIKey, error)
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range keys {
-		if k.ID == id {
-			return &model.APIKey{APIKey: k}, nil
+	out := make([]model.APIKey, len(keys))
+	for i, k := range keys {
+		out[i] = model.APIKey{APIKey: k}
+	}
+	return out, nil
+}
+
+// ownKey returns the caller's member's key with id, or nil (GraphQL null)
+// when it is unknown or another member's: ids are not guessable across
+// members, and the answer does not tell the two apart.
+func (r *Resolver) ownKey(ctx context.Context, id string) (*model.APIKey, error) {
+	keys, err := r.memberKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range keys {
+		if keys[i].ID == id {
+			return &keys[i], nil
 		}
 	}
 	return nil, nil

@@ -68,19 +68,7 @@ func (r *queryResolver) Me(ctx context.Context) (*graph.Caller, error) {
 
 // APIKeys is the resolver for the apiKeys field.
 func (r *queryResolver) APIKeys(ctx context.Context) ([]model.APIKey, error) {
-	c, err := graph.RequireProduction(ctx)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := r.KeyStore.ListKeys(ctx, c.Member.ID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]model.APIKey, len(keys))
-	for i, k := range keys {
-		out[i] = model.APIKey{APIKey: k}
-	}
-	return out, nil
+	return r.memberKeys(ctx)
 }
 
 // APIKey is the resolver for the apiKey field.

@@ -31,6 +31,7 @@ type loadRun struct {
 	netErrs   int
 	window    time.Duration
 	lat       []time.Duration // sorted
+	perSecond []time.Duration // p99 of each second of the window
 	cpu       cpuShares
 	serverCPU time.Duration // inside the window
 	pgCPU     time.Duration
@@ -106,7 +107,8 @@ func cmdLoad(ctx context.Context, args []string) error {
 			Baseline: fmt.Sprintf("ceiling: %.1f ms", ms(ceil.pct(99))), Goal: AtMost, Target: 25},
 		{Section: sec, Name: "audited: p50 latency", Value: ms(aud.pct(50)), Unit: "ms",
 			Baseline: fmt.Sprintf("ceiling: %.1f ms", ms(ceil.pct(50))), Goal: Info,
-			Note: fmt.Sprintf("p90 %.1f ms, p99.9 %.1f ms, max %.1f ms", ms(aud.pct(90)), ms(aud.pct(99.9)), ms(aud.pct(100)))},
+			Note: fmt.Sprintf("p90 %.1f ms, p99.9 %.1f ms, max %.1f ms; p99 of each second of the window: %s ms (ceiling: %s ms)",
+				ms(aud.pct(90)), ms(aud.pct(99.9)), ms(aud.pct(100)), spread(aud.perSecond), spread(ceil.perSecond))},
 		{Section: sec, Name: "audited: errors (non-200 + transport)", Value: float64(aud.errors), Unit: "errors",
 			Baseline: fmt.Sprintf("ceiling: %d", ceil.errors), Goal: Exactly, Target: 0, Note: codesNote(aud)},
 		{Section: sec, Name: "audited / ceiling throughput", Value: aud.rps() / ceil.rps(), Unit: "x", Goal: Info,
@@ -141,6 +143,14 @@ func otherNote(r loadRun) string {
 		return ""
 	}
 	return fmt.Sprintf("other processes took %.0f%% of the machine during the %s window: the figures of this run are skewed; rerun on a quiet machine", r.cpu.other(), r.label)
+}
+
+// spread prints the smallest, median and largest of ds in ms.
+func spread(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("min %.1f, median %.1f, max %.1f", ms(slices.Min(ds)), ms(median(ds)), ms(slices.Max(ds)))
 }
 
 func safeDiv(a, b float64) float64 {
@@ -243,7 +253,11 @@ func runLoad(ctx context.Context, c common, label string, o loadOpts, env ...str
 	for pid, t := range b.postgres {
 		r.pgCPU += t - a.postgres[pid]
 	}
+	bySec := make([][]time.Duration, int((o.duration+time.Second-1)/time.Second))
 	for _, w := range workers {
+		for i, s := range w.sec {
+			bySec[s] = append(bySec[s], w.lat[i])
+		}
 		r.lat = append(r.lat, w.lat...)
 		r.netErrs += w.netErrs
 		r.answered += w.answered
@@ -258,6 +272,10 @@ func runLoad(ctx context.Context, c common, label string, o loadOpts, env ...str
 	}
 	r.errors += r.netErrs
 	slices.Sort(r.lat)
+	for _, l := range bySec {
+		slices.Sort(l)
+		r.perSecond = append(r.perSecond, loadRun{lat: l}.pct(99))
+	}
 
 	if db != nil {
 		// Rows of one group commit share a start time and follow each other
@@ -303,6 +321,7 @@ func checkOnce(ctx context.Context, url, key string) error {
 // generator more CPU than the parsing itself.
 type loadWorker struct {
 	lat      []time.Duration
+	sec      []int32 // second of the window each latency started in
 	codes    map[int]int
 	netErrs  int
 	answered int
@@ -358,6 +377,7 @@ func (w *loadWorker) run(ctx context.Context, addr string, req []byte, warmEnd, 
 			w.codes[resp.StatusCode]++
 			if resp.StatusCode == http.StatusOK {
 				w.lat = append(w.lat, d)
+				w.sec = append(w.sec, int32(t.Sub(warmEnd)/time.Second))
 			}
 		}
 		if resp.Close {
