@@ -102,7 +102,9 @@ func (m *memKeyStore) CreateKey(ctx context.Context, k NewKey) error {
 	m.created = append(m.created, k)
 	return nil
 }
-func (m *memKeyStore) ListKeys(ctx context.Context, memberID string) ([]APIKey, error) { return nil, nil }
+func (m *memKeyStore) ListKeys(ctx context.Context, memberID string) ([]APIKey, error) {
+	return nil, nil
+}
 func (m *memKeyStore) RevokeKey(ctx context.Context, memberID, keyID string) (bool, error) {
 	return false, nil
 }

@@ -114,13 +114,14 @@ func cmdLoad(ctx context.Context, args []string) error {
 		{Section: sec, Name: "audited / ceiling throughput", Value: aud.rps() / ceil.rps(), Unit: "x", Goal: Info,
 			Note: fmt.Sprintf("ceiling = a second server with COMPLIANCE_BENCH_NO_AUDIT=true: %.0f req/s, p50 %.1f ms, p99 %.1f ms, %d errors",
 				ceil.rps(), ms(ceil.pct(50)), ms(ceil.pct(99)), ceil.errors)},
-		{Section: sec, Name: "audited: audit rows per commit", Value: safeDiv(float64(aud.auditRows), float64(aud.batches)), Unit: "x", Goal: Info,
+		{Section: sec, Name: "audited: audit rows per group commit", Value: safeDiv(float64(aud.auditRows), float64(aud.batches)), Unit: "rows", Goal: Info,
 			Baseline: fmt.Sprintf("%d answers", aud.answered), Note: batchNote + "; each commit is one WAL fsync"},
 	}
-	for _, r := range []loadRun{aud, ceil} {
+	for i, r := range []loadRun{aud, ceil} {
 		rs = append(rs,
 			Result{Section: sec, Name: r.label + ": CPU share, load generator", Value: r.cpu.loadgen, Unit: "%", Goal: Info,
-				Note: "share = CPU time / wall time / nproc; load generator from getrusage(RUSAGE_SELF), server from /proc/PID/stat, postgres = every process named postgres"},
+				Note: noteIf(i == 0, "load generator = benchtool (scripts/benchtool: one goroutine per connection writing a prebuilt HTTP/1.1 request, http.ReadResponse); "+
+					"share = CPU time / wall time / nproc, from getrusage(RUSAGE_SELF) for benchtool, /proc/PID/stat for the server, every process named postgres for postgres, /proc/stat for the machine")},
 			Result{Section: sec, Name: r.label + ": CPU share, server", Value: r.cpu.server, Unit: "%", Goal: Info,
 				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.serverCPU))},
 			Result{Section: sec, Name: r.label + ": CPU share, postgres", Value: r.cpu.postgres, Unit: "%", Goal: Info,
@@ -139,7 +140,7 @@ func cmdLoad(ctx context.Context, args []string) error {
 // otherNote warns when something besides the benchmark took a noticeable
 // share of the machine during the window.
 func otherNote(r loadRun) string {
-	if r.cpu.other() < 5 {
+	if r.cpu.other() < 10 {
 		return ""
 	}
 	return fmt.Sprintf("other processes took %.0f%% of the machine during the %s window: the figures of this run are skewed; rerun on a quiet machine", r.cpu.other(), r.label)
@@ -151,6 +152,13 @@ func spread(ds []time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("min %.1f, median %.1f, max %.1f", ms(slices.Min(ds)), ms(median(ds)), ms(slices.Max(ds)))
+}
+
+func noteIf(ok bool, s string) string {
+	if ok {
+		return s
+	}
+	return ""
 }
 
 func safeDiv(a, b float64) float64 {

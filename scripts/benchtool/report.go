@@ -82,7 +82,9 @@ func (r Result) target() string {
 func fmtNum(v float64, unit string) string {
 	var s string
 	switch {
-	case unit == "" || unit == "rows" || unit == "errors" || unit == "requests":
+	case unit == "" || unit == "errors" || unit == "requests":
+		s = groupThousands(fmt.Sprintf("%.0f", v))
+	case unit == "rows" && v == math.Trunc(v):
 		s = groupThousands(fmt.Sprintf("%.0f", v))
 	case unit == "x" || unit == "%":
 		s = fmt.Sprintf("%.2f", v)
