@@ -17,6 +17,11 @@ func (r *entityResolver) FindAPIKeyByID(ctx context.Context, id string) (*model.
 	return r.ownKey(ctx, id)
 }
 
+// FindJurisdictionBySlug is the resolver for the findJurisdictionBySlug field.
+func (r *entityResolver) FindJurisdictionBySlug(ctx context.Context, slug string) (*model.Jurisdiction, error) {
+	return r.jurisdiction(ctx, slug)
+}
+
 // Entity returns generated.EntityResolver implementation.
 func (r *Resolver) Entity() generated.EntityResolver { return &entityResolver{r} }
 

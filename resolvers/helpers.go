@@ -72,3 +72,19 @@ func gqlField(err error, names map[string]string) error {
 	}
 	return err
 }
+
+// jurisdiction returns the matrix row for slug, or nil (GraphQL null) when
+// there is none.
+func (r *Resolver) jurisdiction(ctx context.Context, slug string) (*model.Jurisdiction, error) {
+	if _, err := graph.RequireScope(ctx, "regulatory"); err != nil {
+		return nil, err
+	}
+	j, err := r.Matrix.Jurisdiction(slug)
+	if graph.ErrorCode(err) == graph.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &model.Jurisdiction{Jurisdiction: j}, nil
+}

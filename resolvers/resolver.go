@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/regulatory"
 )
 
 // Resolver holds the services the resolvers call.
@@ -16,4 +17,5 @@ type Resolver struct {
 	KeyStore graph.KeyStore
 	Audit    graph.AuditLog
 	Limiter  graph.Limiter
+	Matrix   *regulatory.Matrix
 }

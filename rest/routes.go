@@ -58,6 +58,11 @@ func (s *server) routes() []Route {
 		{Pattern: "POST /api/v1/keys", Access: ProductionKey, handler: s.createKey},
 		{Pattern: "DELETE /api/v1/keys", Access: ProductionKey, handler: s.revokeKey},
 		{Pattern: "GET /api/v1/audit", Access: ProductionKey, Scope: "audit", Note: "format=summary: 60 per 60 s", handler: s.auditExport},
+
+		{Pattern: "GET /api/v1/regulatory/countries", Access: SandboxOK, Scope: "regulatory", Limit: perMinute(60), Note: "cacheable 1 h, ETag", handler: s.regulatoryCountries},
+		{Pattern: "GET /api/v1/regulatory/countries/{slug}", Access: SandboxOK, Scope: "regulatory", Limit: perMinute(60), handler: s.regulatoryCountry},
+		{Pattern: "GET /api/v1/regulatory/check", Access: SandboxOK, Scope: "regulatory", Limit: perMinute(60), handler: s.regulatoryCheck},
+		{Pattern: "GET /api/v1/regulatory/products", Access: SandboxOK, Scope: "regulatory", Limit: perMinute(60), handler: s.regulatoryProducts},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/regulatory"
 )
 
 // Config wires the HTTP surface to the services behind it.
@@ -23,6 +24,7 @@ type Config struct {
 	Sandbox  graph.SandboxStore
 	Audit    graph.AuditLog
 	Limiter  graph.Limiter
+	Matrix   *regulatory.Matrix
 
 	GraphQL      http.Handler // serves /graphql (POST and websocket upgrades)
 	IDE          http.Handler // the GraphQL IDE, mounted at /graphiql/
@@ -33,10 +35,11 @@ type Config struct {
 
 type server struct {
 	Config
-	log     *slog.Logger
-	maxBody int64
-	metrics *metrics
-	promh   http.Handler
+	log       *slog.Logger
+	maxBody   int64
+	metrics   *metrics
+	promh     http.Handler
+	countries countriesBody
 }
 
 // NewHandler returns the service's whole HTTP handler.

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graphdb"
 	"github.com/tradecompliance/compliance/relational"
 	"github.com/tradecompliance/compliance/resolvers"
@@ -106,7 +107,11 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	keys := &graph.Keys{Store: pg}
 	go pruneLimits(ctx, pg, log)
 
-	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg}, resolvers.Config{
+	matrix, err := regulatory.Default()
+	if err != nil {
+		return err
+	}
+	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix}, resolvers.Config{
 		MaxDepth:      cfg.GraphQLMaxDepth,
 		MaxComplexity: cfg.GraphQLMaxComplexity,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
@@ -135,6 +140,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		Sandbox:      pg,
 		Audit:        auditLog,
 		Limiter:      pg,
+		Matrix:       matrix,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),
 		Logger:       log,

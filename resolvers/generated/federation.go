@@ -172,6 +172,25 @@ func (ec *executionContext) resolveEntity(
 
 			return entity, nil
 		}
+	case "Jurisdiction":
+		resolverName, err := entityResolverNameForJurisdiction(ctx, rep)
+		if err != nil {
+			return nil, fmt.Errorf(`finding resolver for Entity "Jurisdiction": %w`, err)
+		}
+		switch resolverName {
+
+		case "findJurisdictionBySlug":
+			id0, err := ec.unmarshalNString2string(ctx, rep["slug"])
+			if err != nil {
+				return nil, fmt.Errorf(`unmarshalling param 0 for findJurisdictionBySlug(): %w`, err)
+			}
+			entity, err := ec.Resolvers.Entity().FindJurisdictionBySlug(ctx, id0)
+			if err != nil {
+				return nil, fmt.Errorf(`resolving Entity "Jurisdiction": %w`, err)
+			}
+
+			return entity, nil
+		}
 
 	}
 	return nil, fmt.Errorf("%w: %s", ErrUnknownType, typeName)
@@ -230,5 +249,40 @@ func entityResolverNameForApiKey(ctx context.Context, rep EntityRepresentation) 
 		return "findApiKeyByID", nil
 	}
 	return "", fmt.Errorf("%w for ApiKey due to %v", ErrTypeNotFound,
+		errors.Join(entityResolverErrs...).Error())
+}
+
+func entityResolverNameForJurisdiction(ctx context.Context, rep EntityRepresentation) (string, error) {
+	// we collect errors because a later entity resolver may work fine
+	// when an entity has multiple keys
+	entityResolverErrs := []error{}
+	for {
+		var (
+			m   EntityRepresentation
+			val any
+			ok  bool
+		)
+		_ = val
+		// if all of the KeyFields values for this resolver are null,
+		// we shouldn't use use it
+		allNull := true
+		m = rep
+		val, ok = m["slug"]
+		if !ok {
+			entityResolverErrs = append(entityResolverErrs,
+				fmt.Errorf("%w due to missing Key Field \"slug\" for Jurisdiction", ErrTypeNotFound))
+			break
+		}
+		if allNull {
+			allNull = val == nil
+		}
+		if allNull {
+			entityResolverErrs = append(entityResolverErrs,
+				fmt.Errorf("%w due to all null value KeyFields for Jurisdiction", ErrTypeNotFound))
+			break
+		}
+		return "findJurisdictionBySlug", nil
+	}
+	return "", fmt.Errorf("%w for Jurisdiction due to %v", ErrTypeNotFound,
 		errors.Join(entityResolverErrs...).Error())
 }

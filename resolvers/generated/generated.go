@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/resolvers/model"
 	"github.com/tradecompliance/compliance/resolvers/scalars"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -36,6 +37,7 @@ type ResolverRoot interface {
 	AuditRow() AuditRowResolver
 	Caller() CallerResolver
 	Entity() EntityResolver
+	Jurisdiction() JurisdictionResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
@@ -86,6 +88,12 @@ type ComplexityRoot struct {
 		Total  func(childComplexity int) int
 	}
 
+	Blocker struct {
+		Reason  func(childComplexity int) int
+		Regimes func(childComplexity int) int
+		Status  func(childComplexity int) int
+	}
+
 	Caller struct {
 		Key        func(childComplexity int) int
 		MemberID   func(childComplexity int) int
@@ -104,8 +112,23 @@ type ComplexityRoot struct {
 		Key    func(childComplexity int) int
 	}
 
+	DirectionRule struct {
+		Notes   func(childComplexity int) int
+		Regimes func(childComplexity int) int
+		Status  func(childComplexity int) int
+	}
+
 	Entity struct {
-		FindAPIKeyByID func(childComplexity int, id string) int
+		FindAPIKeyByID         func(childComplexity int, id string) int
+		FindJurisdictionBySlug func(childComplexity int, slug string) int
+	}
+
+	Jurisdiction struct {
+		Country func(childComplexity int) int
+		ISO2    func(childComplexity int) int
+		ISO3    func(childComplexity int) int
+		Rules   func(childComplexity int) int
+		Slug    func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -113,13 +136,38 @@ type ComplexityRoot struct {
 		RevokeAPIKey func(childComplexity int, id string) int
 	}
 
+	Product struct {
+		Category func(childComplexity int) int
+		Label    func(childComplexity int) int
+	}
+
+	ProductRuleSet struct {
+		Bitumen func(childComplexity int) int
+		Crude   func(childComplexity int) int
+		Lng     func(childComplexity int) int
+		Lpg     func(childComplexity int) int
+		Refined func(childComplexity int) int
+	}
+
+	ProductRules struct {
+		Export func(childComplexity int) int
+		Import func(childComplexity int) int
+		Notes  func(childComplexity int) int
+		Status func(childComplexity int) int
+	}
+
 	Query struct {
 		APIKey             func(childComplexity int, id string) int
 		APIKeys            func(childComplexity int) int
 		AuditRows          func(childComplexity int, days *int, pageSize *int, cursor *time.Time) int
 		AuditSummary       func(childComplexity int, days *int) int
+		Jurisdiction       func(childComplexity int, slug string) int
+		Jurisdictions      func(childComplexity int) int
 		Me                 func(childComplexity int) int
+		Products           func(childComplexity int) int
+		RegulatoryMatrix   func(childComplexity int) int
 		ServiceStatus      func(childComplexity int) int
+		Tradability        func(childComplexity int, country string, product string, listingType *string) int
 		__resolve__service func(childComplexity int) int
 		__resolve_entities func(childComplexity int, representations []map[string]any) int
 	}
@@ -128,6 +176,13 @@ type ComplexityRoot struct {
 		Detail func(childComplexity int) int
 		Name   func(childComplexity int) int
 		OK     func(childComplexity int) int
+	}
+
+	RegulatoryMatrix struct {
+		About   func(childComplexity int) int
+		AsOf    func(childComplexity int) int
+		Count   func(childComplexity int) int
+		Version func(childComplexity int) int
 	}
 
 	RevokeResult struct {
@@ -148,6 +203,23 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		ServiceStatusChanged func(childComplexity int, pollSeconds *int) int
+	}
+
+	Tradability struct {
+		Allowed     func(childComplexity int) int
+		AsOf        func(childComplexity int) int
+		Blockers    func(childComplexity int) int
+		Category    func(childComplexity int) int
+		Country     func(childComplexity int) int
+		Direction   func(childComplexity int) int
+		ISO2        func(childComplexity int) int
+		ListingType func(childComplexity int) int
+		Notes       func(childComplexity int) int
+		Product     func(childComplexity int) int
+		Regimes     func(childComplexity int) int
+		Slug        func(childComplexity int) int
+		Status      func(childComplexity int) int
+		Version     func(childComplexity int) int
 	}
 
 	_Service struct {
@@ -178,6 +250,10 @@ type CallerResolver interface {
 }
 type EntityResolver interface {
 	FindAPIKeyByID(ctx context.Context, id string) (*model.APIKey, error)
+	FindJurisdictionBySlug(ctx context.Context, slug string) (*model.Jurisdiction, error)
+}
+type JurisdictionResolver interface {
+	Rules(ctx context.Context, obj *model.Jurisdiction) (*model.ProductRuleSet, error)
 }
 type MutationResolver interface {
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*model.CreatedAPIKey, error)
@@ -190,6 +266,11 @@ type QueryResolver interface {
 	Me(ctx context.Context) (*graph.Caller, error)
 	APIKeys(ctx context.Context) ([]model.APIKey, error)
 	APIKey(ctx context.Context, id string) (*model.APIKey, error)
+	RegulatoryMatrix(ctx context.Context) (*model.RegulatoryMatrix, error)
+	Jurisdictions(ctx context.Context) ([]model.Jurisdiction, error)
+	Jurisdiction(ctx context.Context, slug string) (*model.Jurisdiction, error)
+	Tradability(ctx context.Context, country string, product string, listingType *string) (*regulatory.Tradability, error)
+	Products(ctx context.Context) ([]regulatory.Product, error)
 }
 type SubscriptionResolver interface {
 	ServiceStatusChanged(ctx context.Context, pollSeconds *int) (<-chan *graph.Status, error)
@@ -391,6 +472,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AuditSummary.Total(childComplexity), true
 
+	case "Blocker.reason":
+		if e.ComplexityRoot.Blocker.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Blocker.Reason(childComplexity), true
+	case "Blocker.regimes":
+		if e.ComplexityRoot.Blocker.Regimes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Blocker.Regimes(childComplexity), true
+	case "Blocker.status":
+		if e.ComplexityRoot.Blocker.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Blocker.Status(childComplexity), true
+
 	case "Caller.key":
 		if e.ComplexityRoot.Caller.Key == nil {
 			break
@@ -448,6 +548,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreatedApiKey.Key(childComplexity), true
 
+	case "DirectionRule.notes":
+		if e.ComplexityRoot.DirectionRule.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DirectionRule.Notes(childComplexity), true
+	case "DirectionRule.regimes":
+		if e.ComplexityRoot.DirectionRule.Regimes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DirectionRule.Regimes(childComplexity), true
+	case "DirectionRule.status":
+		if e.ComplexityRoot.DirectionRule.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DirectionRule.Status(childComplexity), true
+
 	case "Entity.findApiKeyByID":
 		if e.ComplexityRoot.Entity.FindAPIKeyByID == nil {
 			break
@@ -459,6 +578,48 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entity.FindAPIKeyByID(childComplexity, args["id"].(string)), true
+	case "Entity.findJurisdictionBySlug":
+		if e.ComplexityRoot.Entity.FindJurisdictionBySlug == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findJurisdictionBySlug_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindJurisdictionBySlug(childComplexity, args["slug"].(string)), true
+
+	case "Jurisdiction.country":
+		if e.ComplexityRoot.Jurisdiction.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Jurisdiction.Country(childComplexity), true
+	case "Jurisdiction.iso2":
+		if e.ComplexityRoot.Jurisdiction.ISO2 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Jurisdiction.ISO2(childComplexity), true
+	case "Jurisdiction.iso3":
+		if e.ComplexityRoot.Jurisdiction.ISO3 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Jurisdiction.ISO3(childComplexity), true
+	case "Jurisdiction.rules":
+		if e.ComplexityRoot.Jurisdiction.Rules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Jurisdiction.Rules(childComplexity), true
+	case "Jurisdiction.slug":
+		if e.ComplexityRoot.Jurisdiction.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Jurisdiction.Slug(childComplexity), true
 
 	case "Mutation.createApiKey":
 		if e.ComplexityRoot.Mutation.CreateAPIKey == nil {
@@ -482,6 +643,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeAPIKey(childComplexity, args["id"].(string)), true
+
+	case "Product.category":
+		if e.ComplexityRoot.Product.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Product.Category(childComplexity), true
+	case "Product.label":
+		if e.ComplexityRoot.Product.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Product.Label(childComplexity), true
+
+	case "ProductRuleSet.bitumen":
+		if e.ComplexityRoot.ProductRuleSet.Bitumen == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProductRuleSet.Bitumen(childComplexity), true
+	case "ProductRuleSet.crude":
+		if e.ComplexityRoot.ProductRuleSet.Crude == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProductRuleSet.Crude(childComplexity), true
+	case "ProductRuleSet.lng":
+		if e.ComplexityRoot.ProductRuleSet.Lng == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProductRuleSet.Lng(childComplexity), true
+	case "ProductRuleSet.lpg":
+		if e.ComplexityRoot.ProductRuleSet.Lpg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProductRuleSet.Lpg(childComplexity), true
+	case "ProductRuleSet.refined":
+		if e.ComplexityRoot.ProductRuleSet.Refined == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProductRuleSet.Refined(childComplexity), true
+
+	case "ProductRules.export":
+		if e.ComplexityRoot.ProductRules.Export == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProductRules.Export(childComplexity), true
+	case "ProductRules.import":
+		if e.ComplexityRoot.ProductRules.Import == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProductRules.Import(childComplexity), true
+	case "ProductRules.notes":
+		if e.ComplexityRoot.ProductRules.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProductRules.Notes(childComplexity), true
+	case "ProductRules.status":
+		if e.ComplexityRoot.ProductRules.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProductRules.Status(childComplexity), true
 
 	case "Query.apiKey":
 		if e.ComplexityRoot.Query.APIKey == nil {
@@ -523,18 +753,58 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.AuditSummary(childComplexity, args["days"].(*int)), true
 
+	case "Query.jurisdiction":
+		if e.ComplexityRoot.Query.Jurisdiction == nil {
+			break
+		}
+
+		args, err := ec.field_Query_jurisdiction_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Jurisdiction(childComplexity, args["slug"].(string)), true
+	case "Query.jurisdictions":
+		if e.ComplexityRoot.Query.Jurisdictions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Jurisdictions(childComplexity), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.products":
+		if e.ComplexityRoot.Query.Products == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Products(childComplexity), true
+	case "Query.regulatoryMatrix":
+		if e.ComplexityRoot.Query.RegulatoryMatrix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.RegulatoryMatrix(childComplexity), true
 	case "Query.serviceStatus":
 		if e.ComplexityRoot.Query.ServiceStatus == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.ServiceStatus(childComplexity), true
+	case "Query.tradability":
+		if e.ComplexityRoot.Query.Tradability == nil {
+			break
+		}
+
+		args, err := ec.field_Query_tradability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Tradability(childComplexity, args["country"].(string), args["product"].(string), args["listingType"].(*string)), true
 	case "Query._service":
 		if e.ComplexityRoot.Query.__resolve__service == nil {
 			break
@@ -571,6 +841,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReadinessCheck.OK(childComplexity), true
+
+	case "RegulatoryMatrix.about":
+		if e.ComplexityRoot.RegulatoryMatrix.About == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegulatoryMatrix.About(childComplexity), true
+	case "RegulatoryMatrix.asOf":
+		if e.ComplexityRoot.RegulatoryMatrix.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegulatoryMatrix.AsOf(childComplexity), true
+	case "RegulatoryMatrix.count":
+		if e.ComplexityRoot.RegulatoryMatrix.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegulatoryMatrix.Count(childComplexity), true
+	case "RegulatoryMatrix.version":
+		if e.ComplexityRoot.RegulatoryMatrix.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RegulatoryMatrix.Version(childComplexity), true
 
 	case "RevokeResult.revoked":
 		if e.ComplexityRoot.RevokeResult.Revoked == nil {
@@ -628,6 +923,91 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ServiceStatusChanged(childComplexity, args["pollSeconds"].(*int)), true
+
+	case "Tradability.allowed":
+		if e.ComplexityRoot.Tradability.Allowed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Allowed(childComplexity), true
+	case "Tradability.asOf":
+		if e.ComplexityRoot.Tradability.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.AsOf(childComplexity), true
+	case "Tradability.blockers":
+		if e.ComplexityRoot.Tradability.Blockers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Blockers(childComplexity), true
+	case "Tradability.category":
+		if e.ComplexityRoot.Tradability.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Category(childComplexity), true
+	case "Tradability.country":
+		if e.ComplexityRoot.Tradability.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Country(childComplexity), true
+	case "Tradability.direction":
+		if e.ComplexityRoot.Tradability.Direction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Direction(childComplexity), true
+	case "Tradability.iso2":
+		if e.ComplexityRoot.Tradability.ISO2 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.ISO2(childComplexity), true
+	case "Tradability.listingType":
+		if e.ComplexityRoot.Tradability.ListingType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.ListingType(childComplexity), true
+	case "Tradability.notes":
+		if e.ComplexityRoot.Tradability.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Notes(childComplexity), true
+	case "Tradability.product":
+		if e.ComplexityRoot.Tradability.Product == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Product(childComplexity), true
+	case "Tradability.regimes":
+		if e.ComplexityRoot.Tradability.Regimes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Regimes(childComplexity), true
+	case "Tradability.slug":
+		if e.ComplexityRoot.Tradability.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Slug(childComplexity), true
+	case "Tradability.status":
+		if e.ComplexityRoot.Tradability.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Status(childComplexity), true
+	case "Tradability.version":
+		if e.ComplexityRoot.Tradability.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Tradability.Version(childComplexity), true
 
 	case "_Service.sdl":
 		if e.ComplexityRoot._Service.SDL == nil {
@@ -861,6 +1241,105 @@ type RevokeResult {
   revoked: Boolean!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/regulatory.graphqls", Input: `extend type Query {
+  "The regulatory matrix's version and as-of date. Needs the regulatory scope."
+  regulatoryMatrix: RegulatoryMatrix!
+  "Every jurisdiction of the matrix (235), ordered by slug. Needs the regulatory scope."
+  jurisdictions: [Jurisdiction!]!
+  "One jurisdiction by slug (lowercase hyphenated name); null when unknown."
+  jurisdiction(slug: String!): Jurisdiction
+  """
+  Whether a product may be traded with a country. country: a name, ISO 3166
+  alpha-2 or alpha-3 code, slug or common variant; product: a category or a
+  keyword (diesel, gasoline, gasoil, gas oil, fuel oil, fuel, naphtha, jet,
+  kerosene); listingType: supply (export from the country) or demand
+  (import into it). Restricted is not allowed: no licence can be verified.
+  """
+  tradability(country: String!, product: String!, listingType: ListingType = demand): Tradability!
+  "The 5 product categories."
+  products: [Product!]!
+}
+
+type RegulatoryMatrix {
+  version: String!
+  asOf: String!
+  count: Int!
+  "How the matrix is built and what its statuses mean."
+  about: String!
+}
+
+type Jurisdiction @key(fields: "slug") {
+  slug: String!
+  country: String!
+  iso2: String!
+  iso3: String!
+  rules: ProductRuleSet!
+}
+
+type ProductRuleSet {
+  crude: ProductRules!
+  refined: ProductRules!
+  lpg: ProductRules!
+  lng: ProductRules!
+  bitumen: ProductRules!
+}
+
+"A category's rules: status and notes of the stricter direction, and each direction."
+type ProductRules {
+  status: TradeStatus!
+  notes: String!
+  import: DirectionRule!
+  export: DirectionRule!
+}
+
+type DirectionRule {
+  status: TradeStatus!
+  notes: String!
+  regimes: [String!]!
+}
+
+enum TradeStatus {
+  allowed
+  restricted
+  blocked
+}
+
+enum ListingType {
+  "Export from the country."
+  supply
+  "Import into the country."
+  demand
+}
+
+type Tradability {
+  country: String!
+  slug: String!
+  iso2: String!
+  product: String!
+  category: String!
+  listingType: ListingType!
+  "export (supply) or import (demand)."
+  direction: String!
+  allowed: Boolean!
+  status: TradeStatus!
+  blockers: [Blocker!]!
+  notes: String!
+  regimes: [String!]!
+  version: String!
+  asOf: String!
+}
+
+type Blocker {
+  reason: String!
+  status: TradeStatus!
+  regimes: [String!]!
+}
+
+type Product {
+  category: String!
+  label: String!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/schema.graphqls", Input: `extend schema
   @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])
 
@@ -964,11 +1443,12 @@ type Coverage {
 `, BuiltIn: true},
 	{Name: "../../federation/entity.graphql", Input: `
 # a union of all types that use the @key directive
-union _Entity = ApiKey
+union _Entity = ApiKey | Jurisdiction
 
 # fake type to build resolver interfaces for users to implement
 type Entity {
 	findApiKeyByID(id: UUID!,): ApiKey!
+	findJurisdictionBySlug(slug: String!,): Jurisdiction!
 }
 
 type _Service {
@@ -1069,6 +1549,18 @@ func (ec *executionContext) childFields_AuditSummary(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type AuditSummary", field.Name)
 }
 
+func (ec *executionContext) childFields_Blocker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reason":
+		return ec.fieldContext_Blocker_reason(ctx, field)
+	case "status":
+		return ec.fieldContext_Blocker_status(ctx, field)
+	case "regimes":
+		return ec.fieldContext_Blocker_regimes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Blocker", field.Name)
+}
+
 func (ec *executionContext) childFields_Caller(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "memberId":
@@ -1105,6 +1597,74 @@ func (ec *executionContext) childFields_CreatedApiKey(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type CreatedApiKey", field.Name)
 }
 
+func (ec *executionContext) childFields_DirectionRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_DirectionRule_status(ctx, field)
+	case "notes":
+		return ec.fieldContext_DirectionRule_notes(ctx, field)
+	case "regimes":
+		return ec.fieldContext_DirectionRule_regimes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DirectionRule", field.Name)
+}
+
+func (ec *executionContext) childFields_Jurisdiction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "slug":
+		return ec.fieldContext_Jurisdiction_slug(ctx, field)
+	case "country":
+		return ec.fieldContext_Jurisdiction_country(ctx, field)
+	case "iso2":
+		return ec.fieldContext_Jurisdiction_iso2(ctx, field)
+	case "iso3":
+		return ec.fieldContext_Jurisdiction_iso3(ctx, field)
+	case "rules":
+		return ec.fieldContext_Jurisdiction_rules(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Jurisdiction", field.Name)
+}
+
+func (ec *executionContext) childFields_Product(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "category":
+		return ec.fieldContext_Product_category(ctx, field)
+	case "label":
+		return ec.fieldContext_Product_label(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Product", field.Name)
+}
+
+func (ec *executionContext) childFields_ProductRuleSet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "crude":
+		return ec.fieldContext_ProductRuleSet_crude(ctx, field)
+	case "refined":
+		return ec.fieldContext_ProductRuleSet_refined(ctx, field)
+	case "lpg":
+		return ec.fieldContext_ProductRuleSet_lpg(ctx, field)
+	case "lng":
+		return ec.fieldContext_ProductRuleSet_lng(ctx, field)
+	case "bitumen":
+		return ec.fieldContext_ProductRuleSet_bitumen(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProductRuleSet", field.Name)
+}
+
+func (ec *executionContext) childFields_ProductRules(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_ProductRules_status(ctx, field)
+	case "notes":
+		return ec.fieldContext_ProductRules_notes(ctx, field)
+	case "import":
+		return ec.fieldContext_ProductRules_import(ctx, field)
+	case "export":
+		return ec.fieldContext_ProductRules_export(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProductRules", field.Name)
+}
+
 func (ec *executionContext) childFields_ReadinessCheck(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -1115,6 +1675,20 @@ func (ec *executionContext) childFields_ReadinessCheck(ctx context.Context, fiel
 		return ec.fieldContext_ReadinessCheck_detail(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReadinessCheck", field.Name)
+}
+
+func (ec *executionContext) childFields_RegulatoryMatrix(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_RegulatoryMatrix_version(ctx, field)
+	case "asOf":
+		return ec.fieldContext_RegulatoryMatrix_asOf(ctx, field)
+	case "count":
+		return ec.fieldContext_RegulatoryMatrix_count(ctx, field)
+	case "about":
+		return ec.fieldContext_RegulatoryMatrix_about(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RegulatoryMatrix", field.Name)
 }
 
 func (ec *executionContext) childFields_RevokeResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1147,6 +1721,40 @@ func (ec *executionContext) childFields_ServiceStatus(ctx context.Context, field
 		return ec.fieldContext_ServiceStatus_coverage(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ServiceStatus", field.Name)
+}
+
+func (ec *executionContext) childFields_Tradability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "country":
+		return ec.fieldContext_Tradability_country(ctx, field)
+	case "slug":
+		return ec.fieldContext_Tradability_slug(ctx, field)
+	case "iso2":
+		return ec.fieldContext_Tradability_iso2(ctx, field)
+	case "product":
+		return ec.fieldContext_Tradability_product(ctx, field)
+	case "category":
+		return ec.fieldContext_Tradability_category(ctx, field)
+	case "listingType":
+		return ec.fieldContext_Tradability_listingType(ctx, field)
+	case "direction":
+		return ec.fieldContext_Tradability_direction(ctx, field)
+	case "allowed":
+		return ec.fieldContext_Tradability_allowed(ctx, field)
+	case "status":
+		return ec.fieldContext_Tradability_status(ctx, field)
+	case "blockers":
+		return ec.fieldContext_Tradability_blockers(ctx, field)
+	case "notes":
+		return ec.fieldContext_Tradability_notes(ctx, field)
+	case "regimes":
+		return ec.fieldContext_Tradability_regimes(ctx, field)
+	case "version":
+		return ec.fieldContext_Tradability_version(ctx, field)
+	case "asOf":
+		return ec.fieldContext_Tradability_asOf(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Tradability", field.Name)
 }
 
 func (ec *executionContext) childFields__Service(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1287,6 +1895,20 @@ func (ec *executionContext) field_Entity_findApiKeyByID_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Entity_findJurisdictionBySlug_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["slug"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1398,6 +2020,50 @@ func (ec *executionContext) field_Query_auditSummary_args(ctx context.Context, r
 		return nil, err
 	}
 	args["days"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_jurisdiction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["slug"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_tradability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "country",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["country"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "product",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["product"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "listingType",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOListingType2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["listingType"] = arg2
 	return args, nil
 }
 
@@ -2160,6 +2826,75 @@ func (ec *executionContext) fieldContext_AuditSummary_scopes(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Blocker_reason(ctx context.Context, field graphql.CollectedField, obj *regulatory.Blocker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Blocker_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Blocker_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Blocker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Blocker_status(ctx context.Context, field graphql.CollectedField, obj *regulatory.Blocker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Blocker_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v regulatory.Status) graphql.Marshaler {
+			return ec.marshalNTradeStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Blocker_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Blocker", field, false, false, errors.New("field of type TradeStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Blocker_regimes(ctx context.Context, field graphql.CollectedField, obj *regulatory.Blocker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Blocker_regimes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Regimes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Blocker_regimes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Blocker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Caller_memberId(ctx context.Context, field graphql.CollectedField, obj *graph.Caller) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2385,6 +3120,75 @@ func (ec *executionContext) fieldContext_CreatedApiKey_apiKey(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _DirectionRule_status(ctx context.Context, field graphql.CollectedField, obj *regulatory.Rule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DirectionRule_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v regulatory.Status) graphql.Marshaler {
+			return ec.marshalNTradeStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DirectionRule_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DirectionRule", field, false, false, errors.New("field of type TradeStatus does not have child fields"))
+}
+
+func (ec *executionContext) _DirectionRule_notes(ctx context.Context, field graphql.CollectedField, obj *regulatory.Rule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DirectionRule_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DirectionRule_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DirectionRule", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DirectionRule_regimes(ctx context.Context, field graphql.CollectedField, obj *regulatory.Rule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DirectionRule_regimes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Regimes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DirectionRule_regimes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DirectionRule", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Entity_findApiKeyByID(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2425,6 +3229,174 @@ func (ec *executionContext) fieldContext_Entity_findApiKeyByID(ctx context.Conte
 	if fc.Args, err = ec.field_Entity_findApiKeyByID_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entity_findJurisdictionBySlug(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findJurisdictionBySlug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindJurisdictionBySlug(ctx, fc.Args["slug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Jurisdiction) graphql.Marshaler {
+			return ec.marshalNJurisdiction2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐJurisdiction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findJurisdictionBySlug(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Jurisdiction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findJurisdictionBySlug_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Jurisdiction_slug(ctx context.Context, field graphql.CollectedField, obj *model.Jurisdiction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Jurisdiction_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Jurisdiction_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Jurisdiction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Jurisdiction_country(ctx context.Context, field graphql.CollectedField, obj *model.Jurisdiction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Jurisdiction_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Jurisdiction_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Jurisdiction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Jurisdiction_iso2(ctx context.Context, field graphql.CollectedField, obj *model.Jurisdiction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Jurisdiction_iso2(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ISO2, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Jurisdiction_iso2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Jurisdiction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Jurisdiction_iso3(ctx context.Context, field graphql.CollectedField, obj *model.Jurisdiction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Jurisdiction_iso3(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ISO3, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Jurisdiction_iso3(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Jurisdiction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Jurisdiction_rules(ctx context.Context, field graphql.CollectedField, obj *model.Jurisdiction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Jurisdiction_rules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Jurisdiction().Rules(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProductRuleSet) graphql.Marshaler {
+			return ec.marshalNProductRuleSet2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐProductRuleSet(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Jurisdiction_rules(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Jurisdiction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProductRuleSet(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -2513,6 +3485,322 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiKey(ctx context.Conte
 	if fc.Args, err = ec.field_Mutation_revokeApiKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Product_category(ctx context.Context, field graphql.CollectedField, obj *regulatory.Product) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Product_category(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Category, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Product_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Product", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Product_label(ctx context.Context, field graphql.CollectedField, obj *regulatory.Product) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Product_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Product_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Product", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProductRuleSet_crude(ctx context.Context, field graphql.CollectedField, obj *model.ProductRuleSet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProductRuleSet_crude(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Crude, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *regulatory.ProductRules) graphql.Marshaler {
+			return ec.marshalNProductRules2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProductRules(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProductRuleSet_crude(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProductRuleSet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProductRules(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProductRuleSet_refined(ctx context.Context, field graphql.CollectedField, obj *model.ProductRuleSet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProductRuleSet_refined(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Refined, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *regulatory.ProductRules) graphql.Marshaler {
+			return ec.marshalNProductRules2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProductRules(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProductRuleSet_refined(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProductRuleSet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProductRules(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProductRuleSet_lpg(ctx context.Context, field graphql.CollectedField, obj *model.ProductRuleSet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProductRuleSet_lpg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lpg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *regulatory.ProductRules) graphql.Marshaler {
+			return ec.marshalNProductRules2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProductRules(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProductRuleSet_lpg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProductRuleSet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProductRules(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProductRuleSet_lng(ctx context.Context, field graphql.CollectedField, obj *model.ProductRuleSet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProductRuleSet_lng(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lng, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *regulatory.ProductRules) graphql.Marshaler {
+			return ec.marshalNProductRules2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProductRules(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProductRuleSet_lng(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProductRuleSet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProductRules(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProductRuleSet_bitumen(ctx context.Context, field graphql.CollectedField, obj *model.ProductRuleSet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProductRuleSet_bitumen(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bitumen, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *regulatory.ProductRules) graphql.Marshaler {
+			return ec.marshalNProductRules2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProductRules(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProductRuleSet_bitumen(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProductRuleSet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProductRules(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProductRules_status(ctx context.Context, field graphql.CollectedField, obj *regulatory.ProductRules) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProductRules_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v regulatory.Status) graphql.Marshaler {
+			return ec.marshalNTradeStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProductRules_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProductRules", field, false, false, errors.New("field of type TradeStatus does not have child fields"))
+}
+
+func (ec *executionContext) _ProductRules_notes(ctx context.Context, field graphql.CollectedField, obj *regulatory.ProductRules) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProductRules_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProductRules_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProductRules", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProductRules_import(ctx context.Context, field graphql.CollectedField, obj *regulatory.ProductRules) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProductRules_import(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Import, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v regulatory.Rule) graphql.Marshaler {
+			return ec.marshalNDirectionRule2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProductRules_import(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProductRules",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DirectionRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProductRules_export(ctx context.Context, field graphql.CollectedField, obj *regulatory.ProductRules) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProductRules_export(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Export, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v regulatory.Rule) graphql.Marshaler {
+			return ec.marshalNDirectionRule2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProductRules_export(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProductRules",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DirectionRule(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -2745,6 +4033,190 @@ func (ec *executionContext) fieldContext_Query_apiKey(ctx context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_regulatoryMatrix(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_regulatoryMatrix(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().RegulatoryMatrix(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RegulatoryMatrix) graphql.Marshaler {
+			return ec.marshalNRegulatoryMatrix2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐRegulatoryMatrix(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_regulatoryMatrix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RegulatoryMatrix(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_jurisdictions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_jurisdictions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Jurisdictions(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Jurisdiction) graphql.Marshaler {
+			return ec.marshalNJurisdiction2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐJurisdictionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_jurisdictions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Jurisdiction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_jurisdiction(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_jurisdiction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Jurisdiction(ctx, fc.Args["slug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Jurisdiction) graphql.Marshaler {
+			return ec.marshalOJurisdiction2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐJurisdiction(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_jurisdiction(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Jurisdiction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_jurisdiction_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_tradability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tradability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Tradability(ctx, fc.Args["country"].(string), fc.Args["product"].(string), fc.Args["listingType"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *regulatory.Tradability) graphql.Marshaler {
+			return ec.marshalNTradability2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐTradability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tradability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Tradability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_tradability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_products(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_products(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Products(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []regulatory.Product) graphql.Marshaler {
+			return ec.marshalNProduct2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProductᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_products(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Product(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query__entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2964,6 +4436,98 @@ func (ec *executionContext) _ReadinessCheck_detail(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_ReadinessCheck_detail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReadinessCheck", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RegulatoryMatrix_version(ctx context.Context, field graphql.CollectedField, obj *model.RegulatoryMatrix) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegulatoryMatrix_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegulatoryMatrix_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegulatoryMatrix", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RegulatoryMatrix_asOf(ctx context.Context, field graphql.CollectedField, obj *model.RegulatoryMatrix) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegulatoryMatrix_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegulatoryMatrix_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegulatoryMatrix", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RegulatoryMatrix_count(ctx context.Context, field graphql.CollectedField, obj *model.RegulatoryMatrix) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegulatoryMatrix_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegulatoryMatrix_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegulatoryMatrix", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RegulatoryMatrix_about(ctx context.Context, field graphql.CollectedField, obj *model.RegulatoryMatrix) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RegulatoryMatrix_about(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.About, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RegulatoryMatrix_about(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RegulatoryMatrix", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _RevokeResult_revoked(ctx context.Context, field graphql.CollectedField, obj *model.RevokeResult) (ret graphql.Marshaler) {
@@ -3187,6 +4751,337 @@ func (ec *executionContext) fieldContext_Subscription_serviceStatusChanged(ctx c
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Tradability_country(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_slug(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_iso2(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_iso2(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ISO2, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_iso2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_product(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_product(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Product, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_product(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_category(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_category(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Category, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_listingType(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_listingType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ListingType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNListingType2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_listingType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type ListingType does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_direction(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_direction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Direction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_direction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_allowed(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_allowed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Allowed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_allowed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_status(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v regulatory.Status) graphql.Marshaler {
+			return ec.marshalNTradeStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type TradeStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_blockers(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_blockers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Blockers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []regulatory.Blocker) graphql.Marshaler {
+			return ec.marshalNBlocker2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐBlockerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_blockers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Tradability",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Blocker(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Tradability_notes(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_regimes(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_regimes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Regimes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_regimes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_version(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Tradability_asOf(ctx context.Context, field graphql.CollectedField, obj *regulatory.Tradability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tradability_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Tradability_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) __Service_sdl(ctx context.Context, field graphql.CollectedField, obj *fedruntime.Service) (ret graphql.Marshaler) {
@@ -4323,6 +6218,13 @@ func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, 
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.Jurisdiction:
+		return ec._Jurisdiction(ctx, sel, &obj)
+	case *model.Jurisdiction:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Jurisdiction(ctx, sel, obj)
 	case model.APIKey:
 		return ec._ApiKey(ctx, sel, &obj)
 	case *model.APIKey:
@@ -4818,6 +6720,54 @@ func (ec *executionContext) _AuditSummary(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var blockerImplementors = []string{"Blocker"}
+
+func (ec *executionContext) _Blocker(ctx context.Context, sel ast.SelectionSet, obj *regulatory.Blocker) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Blocker")
+		case "reason":
+			out.Values[i] = ec._Blocker_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Blocker_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "regimes":
+			out.Values[i] = ec._Blocker_regimes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var callerImplementors = []string{"Caller"}
 
 func (ec *executionContext) _Caller(ctx context.Context, sel ast.SelectionSet, obj *graph.Caller) graphql.Marshaler {
@@ -5061,6 +7011,54 @@ func (ec *executionContext) _CreatedApiKey(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var directionRuleImplementors = []string{"DirectionRule"}
+
+func (ec *executionContext) _DirectionRule(ctx context.Context, sel ast.SelectionSet, obj *regulatory.Rule) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, directionRuleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DirectionRule")
+		case "status":
+			out.Values[i] = ec._DirectionRule_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notes":
+			out.Values[i] = ec._DirectionRule_notes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "regimes":
+			out.Values[i] = ec._DirectionRule_regimes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var entityImplementors = []string{"Entity"}
 
 func (ec *executionContext) _Entity(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -5103,6 +7101,119 @@ func (ec *executionContext) _Entity(ctx context.Context, sel ast.SelectionSet) g
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findJurisdictionBySlug":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findJurisdictionBySlug(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var jurisdictionImplementors = []string{"Jurisdiction", "_Entity"}
+
+func (ec *executionContext) _Jurisdiction(ctx context.Context, sel ast.SelectionSet, obj *model.Jurisdiction) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jurisdictionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Jurisdiction")
+		case "slug":
+			out.Values[i] = ec._Jurisdiction_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "country":
+			out.Values[i] = ec._Jurisdiction_country(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "iso2":
+			out.Values[i] = ec._Jurisdiction_iso2(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "iso3":
+			out.Values[i] = ec._Jurisdiction_iso3(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rules":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Jurisdiction_rules(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5155,6 +7266,160 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_revokeApiKey(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var productImplementors = []string{"Product"}
+
+func (ec *executionContext) _Product(ctx context.Context, sel ast.SelectionSet, obj *regulatory.Product) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, productImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Product")
+		case "category":
+			out.Values[i] = ec._Product_category(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._Product_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var productRuleSetImplementors = []string{"ProductRuleSet"}
+
+func (ec *executionContext) _ProductRuleSet(ctx context.Context, sel ast.SelectionSet, obj *model.ProductRuleSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, productRuleSetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProductRuleSet")
+		case "crude":
+			out.Values[i] = ec._ProductRuleSet_crude(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "refined":
+			out.Values[i] = ec._ProductRuleSet_refined(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lpg":
+			out.Values[i] = ec._ProductRuleSet_lpg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lng":
+			out.Values[i] = ec._ProductRuleSet_lng(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bitumen":
+			out.Values[i] = ec._ProductRuleSet_bitumen(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var productRulesImplementors = []string{"ProductRules"}
+
+func (ec *executionContext) _ProductRules(ctx context.Context, sel ast.SelectionSet, obj *regulatory.ProductRules) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, productRulesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProductRules")
+		case "status":
+			out.Values[i] = ec._ProductRules_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notes":
+			out.Values[i] = ec._ProductRules_notes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "import":
+			out.Values[i] = ec._ProductRules_import(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "export":
+			out.Values[i] = ec._ProductRules_export(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -5331,6 +7596,116 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "regulatoryMatrix":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_regulatoryMatrix(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "jurisdictions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_jurisdictions(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "jurisdiction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_jurisdiction(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "tradability":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_tradability(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "products":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_products(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "_entities":
 			field := field
 
@@ -5435,6 +7810,59 @@ func (ec *executionContext) _ReadinessCheck(ctx context.Context, sel ast.Selecti
 		case "detail":
 			out.Values[i] = ec._ReadinessCheck_detail(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var regulatoryMatrixImplementors = []string{"RegulatoryMatrix"}
+
+func (ec *executionContext) _RegulatoryMatrix(ctx context.Context, sel ast.SelectionSet, obj *model.RegulatoryMatrix) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, regulatoryMatrixImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RegulatoryMatrix")
+		case "version":
+			out.Values[i] = ec._RegulatoryMatrix_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "asOf":
+			out.Values[i] = ec._RegulatoryMatrix_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._RegulatoryMatrix_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "about":
+			out.Values[i] = ec._RegulatoryMatrix_about(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -5610,6 +8038,109 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var tradabilityImplementors = []string{"Tradability"}
+
+func (ec *executionContext) _Tradability(ctx context.Context, sel ast.SelectionSet, obj *regulatory.Tradability) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tradabilityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Tradability")
+		case "country":
+			out.Values[i] = ec._Tradability_country(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slug":
+			out.Values[i] = ec._Tradability_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "iso2":
+			out.Values[i] = ec._Tradability_iso2(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "product":
+			out.Values[i] = ec._Tradability_product(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "category":
+			out.Values[i] = ec._Tradability_category(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "listingType":
+			out.Values[i] = ec._Tradability_listingType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "direction":
+			out.Values[i] = ec._Tradability_direction(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "allowed":
+			out.Values[i] = ec._Tradability_allowed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Tradability_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blockers":
+			out.Values[i] = ec._Tradability_blockers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notes":
+			out.Values[i] = ec._Tradability_notes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "regimes":
+			out.Values[i] = ec._Tradability_regimes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._Tradability_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "asOf":
+			out.Values[i] = ec._Tradability_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
 }
 
 var _ServiceImplementors = []string{"_Service"}
@@ -6112,6 +8643,26 @@ func (ec *executionContext) marshalNAuditSummary2ᚖgithubᚗcomᚋtradecomplian
 	return ec._AuditSummary(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNBlocker2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐBlocker(ctx context.Context, sel ast.SelectionSet, v regulatory.Blocker) graphql.Marshaler {
+	return ec._Blocker(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBlocker2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐBlockerᚄ(ctx context.Context, sel ast.SelectionSet, v []regulatory.Blocker) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBlocker2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐBlocker(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -6161,6 +8712,10 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNDirectionRule2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐRule(ctx context.Context, sel ast.SelectionSet, v regulatory.Rule) graphql.Marshaler {
+	return ec._DirectionRule(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNFieldSet2string(ctx context.Context, v any) (string, error) {
@@ -6227,6 +8782,36 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) marshalNJurisdiction2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐJurisdiction(ctx context.Context, sel ast.SelectionSet, v model.Jurisdiction) graphql.Marshaler {
+	return ec._Jurisdiction(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNJurisdiction2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐJurisdictionᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Jurisdiction) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJurisdiction2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐJurisdiction(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNJurisdiction2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐJurisdiction(ctx context.Context, sel ast.SelectionSet, v *model.Jurisdiction) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Jurisdiction(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNKeyEnvironment2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -6241,6 +8826,62 @@ func (ec *executionContext) marshalNKeyEnvironment2string(ctx context.Context, s
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNListingType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNListingType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNProduct2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProduct(ctx context.Context, sel ast.SelectionSet, v regulatory.Product) graphql.Marshaler {
+	return ec._Product(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNProduct2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProductᚄ(ctx context.Context, sel ast.SelectionSet, v []regulatory.Product) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProduct2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProduct(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProductRuleSet2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐProductRuleSet(ctx context.Context, sel ast.SelectionSet, v *model.ProductRuleSet) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProductRuleSet(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProductRules2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProductRules(ctx context.Context, sel ast.SelectionSet, v *regulatory.ProductRules) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProductRules(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNReadinessCheck2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐCheck(ctx context.Context, sel ast.SelectionSet, v graph.Check) graphql.Marshaler {
@@ -6261,6 +8902,16 @@ func (ec *executionContext) marshalNReadinessCheck2ᚕgithubᚗcomᚋtradecompli
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNRegulatoryMatrix2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐRegulatoryMatrix(ctx context.Context, sel ast.SelectionSet, v *model.RegulatoryMatrix) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RegulatoryMatrix(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRevokeResult2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐRevokeResult(ctx context.Context, sel ast.SelectionSet, v *model.RevokeResult) graphql.Marshaler {
@@ -6392,6 +9043,33 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNTradability2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐTradability(ctx context.Context, sel ast.SelectionSet, v *regulatory.Tradability) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Tradability(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTradeStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐStatus(ctx context.Context, v any) (regulatory.Status, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := regulatory.Status(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTradeStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐStatus(ctx context.Context, sel ast.SelectionSet, v regulatory.Status) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) unmarshalNUUID2string(ctx context.Context, v any) (string, error) {
@@ -6840,6 +9518,31 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalInt(*v)
+	return res
+}
+
+func (ec *executionContext) marshalOJurisdiction2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐJurisdiction(ctx context.Context, sel ast.SelectionSet, v *model.Jurisdiction) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Jurisdiction(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOListingType2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOListingType2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
 	return res
 }
 

@@ -4,10 +4,20 @@
 // domain package stays free of GraphQL concerns.
 package model
 
-import "github.com/tradecompliance/compliance/graph"
+import (
+	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/regulatory"
+)
 
 // APIKey is the ApiKey entity: a graph.APIKey.
 type APIKey struct{ graph.APIKey }
 
 // IsEntity marks APIKey as a federation entity.
 func (APIKey) IsEntity() {}
+
+// Jurisdiction is the Jurisdiction entity: a regulatory.Jurisdiction.
+type Jurisdiction struct{ regulatory.Jurisdiction }
+
+// IsEntity marks Jurisdiction as a federation entity.
+func (Jurisdiction) IsEntity() {}
+

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/regulatory"
 )
 
 type AuditPage struct {
@@ -39,7 +40,23 @@ type CreatedAPIKey struct {
 type Mutation struct {
 }
 
+type ProductRuleSet struct {
+	Crude   *regulatory.ProductRules `json:"crude"`
+	Refined *regulatory.ProductRules `json:"refined"`
+	Lpg     *regulatory.ProductRules `json:"lpg"`
+	Lng     *regulatory.ProductRules `json:"lng"`
+	Bitumen *regulatory.ProductRules `json:"bitumen"`
+}
+
 type Query struct {
+}
+
+type RegulatoryMatrix struct {
+	Version string `json:"version"`
+	AsOf    string `json:"asOf"`
+	Count   int    `json:"count"`
+	// How the matrix is built and what its statuses mean.
+	About string `json:"about"`
 }
 
 type RevokeResult struct {
