@@ -38,6 +38,8 @@ type loadRun struct {
 	auditRows int64 // rows the run added to audit_log (whole run)
 	batches   int64 // estimated group-commit transactions among them
 	answered  int   // every answer of the run, warm-up included
+	pgXacts   int64 // transactions committed or rolled back in the database inside the window (pgStats)
+	walSyncs  int64 // WAL syncs of the whole cluster inside the window (pgStats)
 	perfOut   string
 }
 
@@ -190,36 +192,68 @@ type loadOpts struct {
 	path, key        string
 	ncpu             int
 	perf             bool
+	// requests, when set, returns connection i's request source; when nil
+	// every connection sends GET path with key.
+	requests func(i int) requestSource
+	// countAudit counts the audit rows and group commits the run adds.
+	countAudit bool
+	// pgStats reads the database's transactions and the cluster's WAL
+	// syncs at the window's edges.
+	pgStats bool
+}
+
+// requestSource appends a connection's next request to dst and returns it.
+// Each connection has its own, called from its goroutine only.
+type requestSource func(dst []byte) []byte
+
+// staticRequest returns a source that sends the same prebuilt request
+// every time.
+func staticRequest(req []byte) requestSource {
+	return func(dst []byte) []byte { return append(dst, req...) }
 }
 
 // runLoad starts a server, drives it with opts.conns connections, and
 // stops it.
 func runLoad(ctx context.Context, c common, label string, o loadOpts, env ...string) (loadRun, error) {
-	r := loadRun{label: label, window: o.duration, codes: map[int]int{}}
 	s, err := startServer(ctx, label, c.bin, c.logDir, env...)
 	if err != nil {
-		return r, err
+		return loadRun{label: label}, err
 	}
 	defer s.stop()
 	if err := checkOnce(ctx, s.base+o.path, o.key); err != nil {
-		return r, err
+		return loadRun{label: label}, err
 	}
+	o.countAudit = label == "audited"
+	return driveLoad(ctx, c, s, label, o)
+}
+
+// driveLoad drives the running server s with o.conns connections: o.warmup
+// unmeasured, then o.duration measured.
+func driveLoad(ctx context.Context, c common, s *server, label string, o loadOpts) (loadRun, error) {
+	r := loadRun{label: label, window: o.duration, codes: map[int]int{}}
+	var err error
 	var db *pgx.Conn
 	var seq0 int64
-	if label == "audited" {
+	if o.countAudit || o.pgStats {
 		db, err = pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
 		if err != nil {
 			return r, fmt.Errorf("connect to DATABASE_URL: %w", err)
 		}
 		defer db.Close(context.Background())
+	}
+	if o.countAudit {
 		if err := db.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM audit_log`).Scan(&seq0); err != nil {
 			return r, err
 		}
 	}
 
 	addr := strings.TrimPrefix(s.base, "http://")
-	req := []byte("GET " + o.path + " HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + o.key +
-		"\r\nUser-Agent: compliance-benchtool\r\nAccept: application/json\r\n\r\n")
+	requests := o.requests
+	if requests == nil {
+		req := staticRequest([]byte("GET " + o.path + " HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + o.key +
+			"\r\nUser-Agent: compliance-benchtool\r\nAccept: application/json\r\n\r\n"))
+		requests = func(int) requestSource { return req }
+	}
 	start := time.Now()
 	warmEnd := start.Add(o.warmup)
 	end := warmEnd.Add(o.duration)
@@ -230,24 +264,33 @@ func runLoad(ctx context.Context, c common, label string, o loadOpts, env ...str
 	for i := range workers {
 		w := &loadWorker{codes: map[int]int{}, lat: make([]time.Duration, 0, 4096)}
 		workers[i] = w
+		next := requests(i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.run(ctx, addr, req, warmEnd, end)
+			w.run(ctx, addr, next, warmEnd, end)
 		}()
 	}
 
 	// The CPU counters are read at the window's edges.
 	var a, b cpuSnap
+	var pgA, pgB pgSnap
 	var perfDone chan string
 	sleepUntil(ctx, warmEnd)
 	a = snapCPU(s.pid)
+	if o.pgStats {
+		pgA = snapPG(ctx, db)
+	}
 	if o.perf {
 		perfDone = make(chan string, 1)
 		go func() { perfDone <- recordPerf(ctx, c.logDir, o.duration) }()
 	}
 	sleepUntil(ctx, end)
 	b = snapCPU(s.pid)
+	if o.pgStats {
+		pgB = snapPG(ctx, db)
+		r.pgXacts, r.walSyncs = pgB.xacts-pgA.xacts, pgB.walSyncs-pgA.walSyncs
+	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return r, err
@@ -285,7 +328,7 @@ func runLoad(ctx context.Context, c common, label string, o loadOpts, env ...str
 		r.perSecond = append(r.perSecond, loadRun{lat: l}.pct(99))
 	}
 
-	if db != nil {
+	if o.countAudit {
 		// Rows of one group commit share a start time and follow each other
 		// by 1 us (relational/audit.go); a larger gap starts a new commit.
 		err := db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE gap IS DISTINCT FROM interval '1 microsecond')
@@ -323,8 +366,9 @@ func checkOnce(ctx context.Context, url, key string) error {
 	return nil
 }
 
-// loadWorker drives one keep-alive connection: it writes a prebuilt
-// request, reads the answer with http.ReadResponse and discards the body.
+// loadWorker drives one keep-alive connection: it writes the next request
+// of its source (prebuilt, or assembled by appending into one buffer), reads
+// the answer with http.ReadResponse and discards the body.
 // No net/http Transport: its goroutines and channels would cost the load
 // generator more CPU than the parsing itself.
 type loadWorker struct {
@@ -335,9 +379,10 @@ type loadWorker struct {
 	answered int
 }
 
-func (w *loadWorker) run(ctx context.Context, addr string, req []byte, warmEnd, end time.Time) {
+func (w *loadWorker) run(ctx context.Context, addr string, next requestSource, warmEnd, end time.Time) {
 	var conn net.Conn
 	var br *bufio.Reader
+	req := make([]byte, 0, 1024)
 	defer func() {
 		if conn != nil {
 			conn.Close()
@@ -361,6 +406,7 @@ func (w *loadWorker) run(ctx context.Context, addr string, req []byte, warmEnd, 
 			c.SetDeadline(end.Add(30 * time.Second))
 			conn, br = c, bufio.NewReaderSize(c, 32<<10)
 		}
+		req = next(req[:0])
 		_, err := conn.Write(req)
 		var resp *http.Response
 		if err == nil {
@@ -427,4 +473,18 @@ func recordPerf(ctx context.Context, dir string, d time.Duration) string {
 		}
 	}
 	return byComm + " and " + bySym
+}
+
+// pgSnap is a reading of the statistics views behind loadRun.pgXacts and
+// loadRun.walSyncs. Backends publish their counts about once a second, so
+// over a window of seconds the differences are close but not exact.
+type pgSnap struct {
+	xacts, walSyncs int64
+}
+
+func snapPG(ctx context.Context, db *pgx.Conn) pgSnap {
+	var p pgSnap
+	db.QueryRow(ctx, `SELECT (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()),
+		(SELECT wal_sync FROM pg_stat_wal)`).Scan(&p.xacts, &p.walSyncs)
+	return p
 }

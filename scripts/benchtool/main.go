@@ -9,6 +9,7 @@
 //	benchtool load    -bin B -out R -key K [-conns 64 -warmup 3s -duration 15s]
 //	benchtool seed    -member M [-rows 1000000]
 //	benchtool export  -bin B -out R -key K -member M [-rows 1000000]
+//	benchtool regulatory -bin B -out R [-conns 64 -warmup 3s -duration 15s -keys 2500]
 //	benchtool report  -in R
 //	benchtool dropdb  -url ADMIN_URL -name DB
 //
@@ -26,7 +27,7 @@ import (
 	"syscall"
 )
 
-const usage = `usage: benchtool <startup|rss|load|seed|export|report|dropdb> [flags]
+const usage = `usage: benchtool <startup|rss|load|seed|export|regulatory|report|dropdb> [flags]
 (see the package comment in scripts/benchtool/main.go)
 `
 
@@ -60,6 +61,8 @@ func run(ctx context.Context, cmd string, args []string) error {
 		return cmdSeed(ctx, args)
 	case "export":
 		return cmdExport(ctx, args)
+	case "regulatory":
+		return cmdRegulatory(ctx, args)
 	case "report":
 		return cmdReport(args)
 	case "dropdb":
