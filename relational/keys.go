@@ -137,7 +137,7 @@ func (db *DB) KeyByHash(ctx context.Context, hash []byte) (graph.APIKey, graph.M
 
 // TouchKey sets the key's last_used_at to t unless it is already later.
 func (db *DB) TouchKey(ctx context.Context, keyID string, t time.Time) error {
-	_, err := db.Pool.Exec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`, keyID, t)
+	_, err := db.counters.Exec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`, keyID, t)
 	if err != nil {
 		return fmt.Errorf("touch key: %w", err)
 	}

@@ -10,6 +10,9 @@ import (
 
 var _ graph.Limiter = (*DB)(nil)
 
+// Allow and Quota write on the asynchronous-commit pool: counts survive
+// everything but the last few milliseconds before a crash.
+
 // Allow implements a rolling limit with the generic cell rate algorithm:
 // each bucket keeps a theoretical arrival time (tat); a request is allowed
 // when tat - now <= Per - Per/N, and then moves tat on by Per/N. One
@@ -19,7 +22,7 @@ func (db *DB) Allow(ctx context.Context, bucket string, l graph.Limit) (bool, ti
 	tolerance := l.Per - interval
 	var tat time.Time
 	var allowed bool
-	err := db.Pool.QueryRow(ctx, `
+	err := db.counters.QueryRow(ctx, `
 		WITH cur AS (
 			SELECT greatest(coalesce((SELECT tat FROM rate_gcra WHERE bucket = $1), now()), now()) AS t
 		), upd AS (
@@ -49,7 +52,7 @@ func (db *DB) Allow(ctx context.Context, bucket string, l graph.Limit) (bool, ti
 func (db *DB) Quota(ctx context.Context, bucket string, perDay int) (bool, time.Duration, error) {
 	var count int
 	var end time.Time
-	err := db.Pool.QueryRow(ctx, `
+	err := db.counters.QueryRow(ctx, `
 		INSERT INTO rate_counters AS c (bucket, window_start, window_end, count)
 		VALUES ($1, date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
 		        (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC', 1)
