@@ -130,7 +130,10 @@ func ValidateScopes(field string, requested, plan []string) ([]string, error) {
 }
 
 // KeyStore keeps members and keys. Implementations return a not_found
-// error for an unknown or other member's key.
+// error for an unknown or other member's key. CreateKey and RevokeKey (of
+// an active key) record the key's event (APIKeyCreatedEvent,
+// APIKeyRevokedEvent) in the same transaction as the change, for the
+// member's webhook subscriptions.
 type KeyStore interface {
 	// EnsureMember returns the member named name, creating it with planScopes
 	// when it does not exist.

@@ -33,7 +33,7 @@ type conformanceCase struct {
 // cleanupConformance deletes them.
 func conformanceCases(run string) []conformanceCase {
 	mig := run + "_migration"
-	return []conformanceCase{
+	return append([]conformanceCase{
 		{name: "ping", query: qPing, want: []row{{"one": int64(1)}}},
 
 		{name: "migration log index", query: qMigrationLogIndex},
@@ -71,6 +71,35 @@ func conformanceCases(run string) []conformanceCase {
 			query:  qMigrationsApplied,
 			params: map[string]any{"names": []string{}},
 		},
+	}, sanctionsCases(run)...)
+}
+
+// sanctionsCases exercise the sanctions statements on a list named run_l.
+func sanctionsCases(run string) []conformanceCase {
+	list := run + "_l"
+	entry := func(n, name, key string) map[string]any {
+		return map[string]any{"id": list + ":" + n, "list": list, "source_id": n, "name": name, "kind": "entity", "name_key": key}
+	}
+	return []conformanceCase{
+		{name: "sanctions upsert old snapshot", query: qSanctionsUpsert,
+			params: map[string]any{"snapshot": "s1", "rows": []map[string]any{entry("3", "Gamma Oil", "gamma oil")}},
+			want:   []row{{"n": int64(1)}}},
+		{name: "sanctions upsert new snapshot", query: qSanctionsUpsert,
+			params: map[string]any{"snapshot": "s2", "rows": []map[string]any{entry("1", "Alpha Trading LLC", "alpha trading"), entry("2", "Beta Shipping", "beta shipping")}},
+			want:   []row{{"n": int64(2)}}},
+		{name: "sanctions prune", query: qSanctionsPrune,
+			params: map[string]any{"list": list, "snapshot": "s2"}, want: []row{{"n": int64(1)}}},
+		{name: "sanctions link", query: qSanctionsLink,
+			params: map[string]any{"rows": []map[string]any{{"from": list + ":1", "to": list + ":2", "quoted": "BETA SHIPPING"}}},
+			want:   []row{{"n": int64(1)}}},
+		{name: "sanctions linked from", query: qSanctionsLinkedFrom, params: map[string]any{"id": list + ":1"},
+			want: []row{{"id": list + ":2", "list": list, "source_id": "2", "name": "Beta Shipping", "quoted": "BETA SHIPPING"}}},
+		{name: "sanctions linked to", query: qSanctionsLinkedTo, params: map[string]any{"id": list + ":2"},
+			want: []row{{"id": list + ":1", "list": list, "source_id": "1", "name": "Alpha Trading LLC", "quoted": "BETA SHIPPING"}}},
+		{name: "sanctions by name key", query: qSanctionsByNameKey, params: map[string]any{"key": "beta shipping"},
+			want: []row{{"id": list + ":2", "list": list, "source_id": "2", "name": "Beta Shipping"}}},
+		{name: "sanctions unlink", query: qSanctionsUnlink, params: map[string]any{"list": list}, want: []row{{"n": int64(1)}}},
+		{name: "sanctions linked from after unlink", query: qSanctionsLinkedFrom, params: map[string]any{"id": list + ":1"}},
 	}
 }
 
@@ -78,6 +107,7 @@ func conformanceCases(run string) []conformanceCase {
 func cleanupConformance(ctx context.Context, t testing.TB, db *DB, run string) {
 	mustRun(ctx, t, db, `MATCH (m:SchemaMigration) WHERE m.name STARTS WITH $run DETACH DELETE m`,
 		map[string]any{"run": run})
+	mustRun(ctx, t, db, `MATCH (e:SanctionsEntry {list: $list}) DETACH DELETE e`, map[string]any{"list": run + "_l"})
 }
 
 func TestConformance(t *testing.T) {

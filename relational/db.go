@@ -43,6 +43,8 @@ type DB struct {
 	gooseRead *goose.Provider // reads the migration state only
 	gooseDB   *sql.DB
 	gooseErr  error
+
+	jobs jobState // the River job queue (jobs.go)
 }
 
 // Open connects a pool to the database at databaseURL and checks it answers.
@@ -162,7 +164,8 @@ func (db *DB) provider(locked bool) (*goose.Provider, error) {
 	return db.gooseRead, db.gooseErr
 }
 
-// Migrate applies every pending migration and returns the names applied.
+// Migrate applies every pending migration, then River's, and returns the
+// names applied.
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	p, err := db.provider(true)
 	if err != nil {
@@ -178,10 +181,12 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return names, fmt.Errorf("migrate postgres: %w", err)
 	}
-	return names, nil
+	river, err := db.migrateRiver(ctx) // the job queue's own tables
+	return append(names, river...), err
 }
 
-// PendingMigrations returns the names of migrations not yet applied.
+// PendingMigrations returns the names of migrations not yet applied,
+// River's included.
 func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
 	p, err := db.provider(false)
 	if err != nil {
@@ -197,7 +202,8 @@ func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
 			pending = append(pending, s.Source.Path)
 		}
 	}
-	return pending, nil
+	river, err := db.pendingRiver(ctx)
+	return append(pending, river...), err
 }
 
 // Redact returns databaseURL with its password replaced by "xxxxx", for

@@ -48,18 +48,22 @@ func (db *DB) MemberByName(ctx context.Context, name string) (graph.Member, erro
 	return m, nil
 }
 
-// CreateKey stores a key's record and hash; the raw key is not stored.
+// CreateKey stores a key's record and hash (the raw key is not stored) and,
+// in the same transaction, its api_key.created event with the deliveries
+// and jobs of the member's subscriptions to it.
 func (db *DB) CreateKey(ctx context.Context, k graph.NewKey) error {
-	_, err := db.Pool.Exec(ctx, `
-		INSERT INTO api_keys (id, member_id, name, key_prefix, key_hash, environment, scopes,
-			daily_call_cap, is_active, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9, $10)`,
-		k.ID, k.MemberID, k.Name, k.KeyPrefix, k.Hash, string(k.Environment), k.Scopes,
-		k.DailyCallCap, k.CreatedAt, k.ExpiresAt)
-	if err != nil {
-		return fmt.Errorf("create key: %w", err)
-	}
-	return nil
+	return pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `
+			INSERT INTO api_keys (id, member_id, name, key_prefix, key_hash, environment, scopes,
+				daily_call_cap, is_active, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, true, $9, $10)`,
+			k.ID, k.MemberID, k.Name, k.KeyPrefix, k.Hash, string(k.Environment), k.Scopes,
+			k.DailyCallCap, k.CreatedAt, k.ExpiresAt)
+		if err != nil {
+			return fmt.Errorf("create key: %w", err)
+		}
+		return db.publishTx(ctx, tx, graph.APIKeyCreatedEvent(k.APIKey))
+	})
 }
 
 const keyColumns = `id, member_id, name, key_prefix, environment, scopes, is_active,
@@ -93,19 +97,36 @@ func (db *DB) ListKeys(ctx context.Context, memberID string) ([]graph.APIKey, er
 }
 
 // RevokeKey deactivates a member's key; it reports whether the key was
-// active, and fails with not_found for a key that is not the member's.
+// active, and fails with not_found for a key that is not the member's. A
+// key that was active gets its api_key.revoked event in the same
+// transaction.
 func (db *DB) RevokeKey(ctx context.Context, memberID, keyID string) (bool, error) {
 	var wasActive bool
-	err := db.Pool.QueryRow(ctx, `
-		UPDATE api_keys k SET is_active = false, revoked_at = COALESCE(k.revoked_at, now())
-		FROM (SELECT id, is_active FROM api_keys WHERE id = $1 AND member_id = $2 FOR UPDATE) old
-		WHERE k.id = old.id
-		RETURNING old.is_active`, keyID, memberID).Scan(&wasActive)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, graph.Errorf(graph.CodeNotFound, "no such key")
-	}
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		var k graph.APIKey
+		var env string
+		var revokedAt time.Time
+		err := tx.QueryRow(ctx, `
+			UPDATE api_keys k SET is_active = false, revoked_at = COALESCE(k.revoked_at, now())
+			FROM (SELECT id, is_active FROM api_keys WHERE id = $1 AND member_id = $2 FOR UPDATE) old
+			WHERE k.id = old.id
+			RETURNING old.is_active, k.id, k.member_id, k.name, k.key_prefix, k.environment, k.scopes,
+				k.created_at, k.expires_at, k.revoked_at`, keyID, memberID).Scan(&wasActive,
+			&k.ID, &k.MemberID, &k.Name, &k.KeyPrefix, &env, &k.Scopes, &k.CreatedAt, &k.ExpiresAt, &revokedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return graph.Errorf(graph.CodeNotFound, "no such key")
+		}
+		if err != nil {
+			return fmt.Errorf("revoke key: %w", err)
+		}
+		if !wasActive {
+			return nil
+		}
+		k.Environment = graph.Environment(env)
+		return db.publishTx(ctx, tx, graph.APIKeyRevokedEvent(k, revokedAt))
+	})
 	if err != nil {
-		return false, fmt.Errorf("revoke key: %w", err)
+		return false, err
 	}
 	return wasActive, nil
 }
@@ -199,6 +220,11 @@ func (db *DB) CreateSandboxKey(ctx context.Context, email, ip string, k graph.Ne
 		if err != nil {
 			return fmt.Errorf("create sandbox key: %w", err)
 		}
-		return nil
+		// The sandbox member has no subscriptions (sandbox keys cannot
+		// reach the webhook routes), so this records nothing today; it
+		// keeps every key creation on the one outbox path.
+		sk := k.APIKey
+		sk.MemberID = memberID
+		return db.publishTx(ctx, tx, graph.APIKeyCreatedEvent(sk))
 	})
 }

@@ -8,6 +8,7 @@ package resolvers
 import (
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
 // Resolver holds the services the resolvers call.
@@ -18,4 +19,5 @@ type Resolver struct {
 	Audit    graph.AuditLog
 	Limiter  graph.Limiter
 	Matrix   *regulatory.Matrix
+	Webhooks *webhooks.Service
 }

@@ -63,6 +63,13 @@ func (s *server) routes() []Route {
 		{Pattern: "GET /api/v1/regulatory/countries/{slug}", Access: SandboxOK, Scope: "regulatory", Limit: perMinute(60), handler: s.regulatoryCountry},
 		{Pattern: "GET /api/v1/regulatory/check", Access: SandboxOK, Scope: "regulatory", Limit: perMinute(60), handler: s.regulatoryCheck},
 		{Pattern: "GET /api/v1/regulatory/products", Access: SandboxOK, Scope: "regulatory", Limit: perMinute(60), handler: s.regulatoryProducts},
+
+		{Pattern: "GET /api/v1/webhooks", Access: ProductionKey, Scope: "webhooks", Note: "the caller's subscriptions and valid_events", handler: s.listWebhooks},
+		{Pattern: "POST /api/v1/webhooks", Access: ProductionKey, Scope: "webhooks", Note: "secret shown once; at most 50 subscriptions per member", handler: s.createWebhook},
+		{Pattern: "DELETE /api/v1/webhooks/{id}", Access: ProductionKey, Scope: "webhooks", Note: "soft delete; id with or without wh_", handler: s.deleteWebhook},
+		{Pattern: "POST /api/v1/webhooks/{id}/test", Access: ProductionKey, Scope: "webhooks", Limit: perMinute(30), Note: "extension: queue a signed webhook.test delivery", handler: s.testWebhook},
+		{Pattern: "GET /api/v1/webhooks/events", Access: ProductionKey, Scope: "webhooks", Note: "the caller's delivery log; limit 1..200, default 50", handler: s.webhookEvents},
+		{Pattern: "POST /api/v1/webhooks/events/{id}/replay", Access: ProductionKey, Scope: "webhooks", Note: "dlq rows only (409 otherwise)", handler: s.replayWebhookEvent},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
 // Config wires the HTTP surface to the services behind it.
@@ -25,6 +26,7 @@ type Config struct {
 	Audit    graph.AuditLog
 	Limiter  graph.Limiter
 	Matrix   *regulatory.Matrix
+	Webhooks *webhooks.Service
 
 	GraphQL      http.Handler // serves /graphql (POST and websocket upgrades)
 	IDE          http.Handler // the GraphQL IDE, mounted at /graphiql/

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tradecompliance/compliance/graph/webhooks"
 	"github.com/tradecompliance/compliance/graphdb"
 	"github.com/tradecompliance/compliance/relational"
 )
@@ -25,6 +26,9 @@ type Config struct {
 	GraphQLMaxDepth      int
 	GraphQLMaxComplexity int
 	WebhookAllowPrivate  bool
+	WebhookTimeout       time.Duration     // per delivery attempt
+	WebhookWorkers       int               // concurrent delivery attempts per instance
+	WebhookSchedule      webhooks.Schedule // retry schedule; WEBHOOK_RETRY_SCHEDULE is for tests
 	// BenchNoAudit skips audit rows. It exists only so scripts/bench can
 	// measure the ceiling without auditing; never set it in service.
 	BenchNoAudit bool
@@ -43,6 +47,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:      20 * time.Second,
 		GraphQLMaxDepth:      12,
 		GraphQLMaxComplexity: 1000,
+		WebhookTimeout:       10 * time.Second,
+		WebhookWorkers:       100,
+		WebhookSchedule:      webhooks.DefaultSchedule,
 	}
 	var errs []string
 	str := func(name string, dst *string) {
@@ -92,6 +99,23 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		}
 		c.WebhookAllowPrivate = b
 	}
+	if v := getenv("WEBHOOK_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 100*time.Millisecond || d > 60*time.Second {
+			errs = append(errs, fmt.Sprintf("WEBHOOK_TIMEOUT must be a duration from 100ms to 60s, got %q", v))
+		} else {
+			c.WebhookTimeout = d
+		}
+	}
+	num("WEBHOOK_WORKERS", &c.WebhookWorkers, 1, 1000)
+	if v := getenv("WEBHOOK_RETRY_SCHEDULE"); v != "" {
+		sch, err := webhooks.ParseSchedule(v)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("WEBHOOK_RETRY_SCHEDULE must be comma-separated durations such as 1s,2s,4s: %v", err))
+		} else {
+			c.WebhookSchedule = sch
+		}
+	}
 	if v := getenv("COMPLIANCE_BENCH_NO_AUDIT"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -125,6 +149,9 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("GRAPHQL_MAX_DEPTH", c.GraphQLMaxDepth),
 		slog.Int("GRAPHQL_MAX_COMPLEXITY", c.GraphQLMaxComplexity),
 		slog.Bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", c.WebhookAllowPrivate),
+		slog.String("WEBHOOK_TIMEOUT", c.WebhookTimeout.String()),
+		slog.Int("WEBHOOK_WORKERS", c.WebhookWorkers),
+		slog.String("WEBHOOK_RETRY_SCHEDULE", c.WebhookSchedule.String()),
 		slog.Bool("COMPLIANCE_BENCH_NO_AUDIT", c.BenchNoAudit),
 	)
 }

@@ -24,6 +24,15 @@ func TestLoadConfig(t *testing.T) {
 		{"bad duration", map[string]string{"SHUTDOWN_TIMEOUT": "soon"}, nil, "SHUTDOWN_TIMEOUT"},
 		{"bad level", map[string]string{"LOG_LEVEL": "loud"}, nil, "LOG_LEVEL"},
 		{"bad bool", map[string]string{"WEBHOOK_ALLOW_PRIVATE_TARGETS": "maybe"}, nil, "WEBHOOK_ALLOW_PRIVATE_TARGETS"},
+		{"webhook defaults", nil, func(c Config) bool {
+			return c.WebhookTimeout == 10*time.Second && c.WebhookWorkers == 100 && c.WebhookSchedule.MaxAttempts() == 14 && !c.WebhookAllowPrivate
+		}, ""},
+		{"webhook settings", map[string]string{"WEBHOOK_TIMEOUT": "2s", "WEBHOOK_WORKERS": "8", "WEBHOOK_RETRY_SCHEDULE": "1s,2s"}, func(c Config) bool {
+			return c.WebhookTimeout == 2*time.Second && c.WebhookWorkers == 8 && c.WebhookSchedule.String() == "1s,2s"
+		}, ""},
+		{"bad webhook timeout", map[string]string{"WEBHOOK_TIMEOUT": "2m"}, nil, "WEBHOOK_TIMEOUT"},
+		{"bad webhook workers", map[string]string{"WEBHOOK_WORKERS": "0"}, nil, "WEBHOOK_WORKERS"},
+		{"bad retry schedule", map[string]string{"WEBHOOK_RETRY_SCHEDULE": "1s,later"}, nil, "WEBHOOK_RETRY_SCHEDULE"},
 		{"neo4j", map[string]string{"NEO4J_URI": "neo4j://db:7687", "NEO4J_PASSWORD": "pw"}, func(c Config) bool {
 			return c.Neo4j.URI == "neo4j://db:7687" && c.Neo4j.Password == "pw"
 		}, ""},

@@ -111,7 +111,12 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix}, resolvers.Config{
+	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log)
+	if err != nil {
+		return err
+	}
+	defer stopHooks()
+	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks}, resolvers.Config{
 		MaxDepth:      cfg.GraphQLMaxDepth,
 		MaxComplexity: cfg.GraphQLMaxComplexity,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
@@ -141,6 +146,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		Audit:        auditLog,
 		Limiter:      pg,
 		Matrix:       matrix,
+		Webhooks:     hooks,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),
 		Logger:       log,

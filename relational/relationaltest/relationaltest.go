@@ -143,6 +143,7 @@ func migrationsHash() string {
 		h.Write(b)
 		return nil
 	})
+	fmt.Fprintf(h, "river:%d", relational.RiverMigrationVersion()) // River's tables are in the template too
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 

@@ -20,4 +20,3 @@ type Jurisdiction struct{ regulatory.Jurisdiction }
 
 // IsEntity marks Jurisdiction as a federation entity.
 func (Jurisdiction) IsEntity() {}
-

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
 type AuditPage struct {
@@ -31,10 +32,24 @@ type CreateAPIKeyInput struct {
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 }
 
+type CreateWebhookSubscriptionInput struct {
+	URL string `json:"url"`
+	// Event names from webhookEventTypes.
+	Events         []string `json:"events"`
+	DeliveryFormat *string  `json:"deliveryFormat,omitempty"`
+	Description    *string  `json:"description,omitempty"`
+}
+
 type CreatedAPIKey struct {
 	// The raw key. Store it now: it is never shown again.
 	Key    string  `json:"key"`
 	APIKey *APIKey `json:"apiKey"`
+}
+
+type CreatedWebhookSubscription struct {
+	// The signing secret, whsec_ and base64. Store it now: it is never shown again.
+	Secret       string                 `json:"secret"`
+	Subscription *webhooks.Subscription `json:"subscription"`
 }
 
 type Mutation struct {
@@ -65,4 +80,11 @@ type RevokeResult struct {
 }
 
 type Subscription struct {
+}
+
+type WebhookReplay struct {
+	ID           string    `json:"id"`
+	Status       string    `json:"status"`
+	AttemptCount int       `json:"attemptCount"`
+	QueuedAt     time.Time `json:"queuedAt"`
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sanctions_test
+
+const raceEnabled = false

@@ -1,0 +1,210 @@
+// Package webhooks is the webhook engine's domain: the event catalog and
+// its payloads, subscriptions and their validation, the SSRF address
+// policy, Standard Webhooks signing, the retry schedule, the delivery state
+// machine, and the rendering of an event as a raw JSON body, a Slack Block
+// Kit message or a Microsoft Teams Adaptive Card.
+//
+// It performs no I/O of its own: the store (relational), the HTTP sender
+// (rest/webhooksend) and the name resolver are interfaces declared here.
+package webhooks
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tradecompliance/compliance/graph"
+)
+
+// EventType is one entry of the event catalog.
+type EventType struct {
+	Name        string `json:"name"`
+	Title       string `json:"title"`       // a short human title, used by the chat formats
+	Description string `json:"description"` // when it is emitted
+	// Live is true when a built surface emits the event today; the others
+	// are the spec's events whose surfaces are not built yet: their payload
+	// is the contract those surfaces will honour.
+	Live bool `json:"live"`
+	// Example is an example payload (the "data" member of a delivery).
+	Example any `json:"example"`
+}
+
+var exampleTime = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
+
+// catalog is every event a subscription may name, in the order the API
+// lists them: the spec's seven, then the service's own.
+var catalog = []EventType{
+	{
+		Name: graph.EventKYCRescreenCompleted, Title: "KYC re-screen completed",
+		Description: "A re-screen queued by POST /api/v1/kyc/rescreen (or the 90-day schedule) finishes.",
+		Example: KYCRescreenCompletedData{
+			ScreeningRunID: "3b1f8f2e-7d5c-4f0a-9a51-0c1e1f6b9a10", EntityName: "Example Trading FZE",
+			Status: "clear", HitCount: 0, ListsScreened: graph.ServiceCoverage().SanctionsLists, CompletedAt: exampleTime,
+		},
+	},
+	{
+		Name: graph.EventKYCMatchDetected, Title: "KYC match detected",
+		Description: "A re-screen (or screening) finds a sanctions hit. A hit is a lead for review, not a finding of fact.",
+		Example: KYCMatchDetectedData{
+			ScreeningRunID: "3b1f8f2e-7d5c-4f0a-9a51-0c1e1f6b9a10", EntityName: "Example Trading FZE",
+			ListID: "us_sdn", ListEntryID: "36102", MatchedName: "EXAMPLE TRADING FZE", Score: 0.97, DetectedAt: exampleTime,
+		},
+	},
+	{
+		Name: graph.EventClusterEntityAdded, Title: "Entity added to a scam cluster",
+		Description: "An entity is added to the cluster registry.",
+		Example: ClusterEntityData{
+			ClusterID: "9e0c2b1a-5d4f-4e3a-8b2c-1d0e9f8a7b6c", EntityID: "4c2d9e7f-1a3b-4c5d-8e9f-0a1b2c3d4e5f",
+			EntityName: "Gulf Petro Brokers Ltd", Severity: "confirmed", At: exampleTime,
+		},
+	},
+	{
+		Name: graph.EventClusterEntitySeverityChanged, Title: "Cluster severity changed",
+		Description: "An entity's cluster severity changes.",
+		Example: ClusterEntityData{
+			ClusterID: "9e0c2b1a-5d4f-4e3a-8b2c-1d0e9f8a7b6c", EntityID: "4c2d9e7f-1a3b-4c5d-8e9f-0a1b2c3d4e5f",
+			EntityName: "Gulf Petro Brokers Ltd", PreviousSeverity: "suspected", Severity: "confirmed", At: exampleTime,
+		},
+	},
+	{
+		Name: graph.EventWatchlistMatchDetected, Title: "Watchlist match detected",
+		Description: "A watchlist entry matches a cluster-registry change (sanctions-delta and adverse-media matches are not live).",
+		Example: WatchlistMatchData{
+			WatchlistID: "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d", EntryName: "Gulf Petro Brokers", ClusterID: "9e0c2b1a-5d4f-4e3a-8b2c-1d0e9f8a7b6c",
+			EntityID: "4c2d9e7f-1a3b-4c5d-8e9f-0a1b2c3d4e5f", Severity: "confirmed", DetectedAt: exampleTime,
+		},
+	},
+	{
+		Name: graph.EventAdverseMediaMatchDetected, Title: "Adverse-media match detected",
+		Description: "A monitored entity matches an adverse-media finding. No source has returned a finding yet: the surface is unmeasured.",
+		Example: AdverseMediaMatchData{
+			MonitoredEntityID: "mon_7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a", EntityName: "Example Trading FZE", FindingID: "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+			Source: "example-news", Headline: "Regulator fines commodity broker", URL: "https://news.example/article", Language: "en",
+			PublishedAt: exampleTime.Add(-24 * time.Hour), DetectedAt: exampleTime,
+		},
+	},
+	{
+		Name: graph.EventReportReady, Title: "Report ready",
+		Description: "A generated regulator report completes.",
+		Example: ReportReadyData{
+			ReportID: "rpt_0f1e2d3c-4b5a-4968-8776-655443322110", ScreeningRunID: "3b1f8f2e-7d5c-4f0a-9a51-0c1e1f6b9a10",
+			Format: "pdf", Status: "ready", ReadyAt: exampleTime,
+		},
+	},
+	{
+		Name: graph.EventAPIKeyCreated, Title: "API key created", Live: true,
+		Description: "A production key is issued for the member (REST POST /api/v1/keys, GraphQL createApiKey, or `compliance keys create`). The key itself is never sent.",
+		Example: graph.APIKeyEventData{
+			KeyID: "6f1d2c3b-4a59-4867-9a8b-7c6d5e4f3a2b", Name: "ci", KeyPrefix: "ctc_live_Ab12Cd", Environment: graph.Production,
+			Scopes: []string{"audit", "webhooks"}, CreatedAt: exampleTime,
+		},
+	},
+	{
+		Name: graph.EventAPIKeyRevoked, Title: "API key revoked", Live: true,
+		Description: "One of the member's active keys is revoked (REST DELETE /api/v1/keys, GraphQL revokeApiKey, or `compliance keys revoke`).",
+		Example: graph.APIKeyEventData{
+			KeyID: "6f1d2c3b-4a59-4867-9a8b-7c6d5e4f3a2b", Name: "ci", KeyPrefix: "ctc_live_Ab12Cd", Environment: graph.Production,
+			Scopes: []string{"audit", "webhooks"}, CreatedAt: exampleTime.Add(-time.Hour), RevokedAt: &exampleTime,
+		},
+	},
+	{
+		Name: graph.EventWebhookTest, Title: "Webhook test", Live: true,
+		Description: "POST /api/v1/webhooks/{id}/test (or GraphQL testWebhookSubscription) sends a signed test delivery to that one subscription, whatever events it lists.",
+		Example:     WebhookTestData{SubscriptionID: "wh_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", Message: "This is a test delivery from the compliance service.", RequestedAt: exampleTime},
+	},
+}
+
+// Catalog returns every event type, in the order the API lists them.
+func Catalog() []EventType { return slices.Clone(catalog) }
+
+// ValidEvents returns the names of every event type (valid_events).
+func ValidEvents() []string {
+	out := make([]string, len(catalog))
+	for i, e := range catalog {
+		out[i] = e.Name
+	}
+	return out
+}
+
+// Lookup returns the catalog entry for name.
+func Lookup(name string) (EventType, bool) {
+	for _, e := range catalog {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return EventType{}, false
+}
+
+// Payloads of the events whose surfaces are not built yet: the contract
+// those surfaces will honour.
+
+// KYCRescreenCompletedData is the payload of kyc.rescreen_completed.
+type KYCRescreenCompletedData struct {
+	ScreeningRunID string    `json:"screening_run_id"`
+	EntityName     string    `json:"entity_name"`
+	Status         string    `json:"status"` // clear or match
+	HitCount       int       `json:"hit_count"`
+	ListsScreened  []string  `json:"lists_screened"`
+	CompletedAt    time.Time `json:"completed_at"`
+}
+
+// KYCMatchDetectedData is the payload of kyc.match_detected.
+type KYCMatchDetectedData struct {
+	ScreeningRunID string    `json:"screening_run_id"`
+	EntityName     string    `json:"entity_name"`
+	ListID         string    `json:"list_id"`
+	ListEntryID    string    `json:"list_entry_id"`
+	MatchedName    string    `json:"matched_name"`
+	Score          float64   `json:"score"`
+	DetectedAt     time.Time `json:"detected_at"`
+}
+
+// ClusterEntityData is the payload of cluster.entity_added and
+// cluster.entity_severity_changed (previous_severity only on the latter).
+type ClusterEntityData struct {
+	ClusterID        string    `json:"cluster_id"`
+	EntityID         string    `json:"entity_id"`
+	EntityName       string    `json:"entity_name"`
+	PreviousSeverity string    `json:"previous_severity,omitempty"`
+	Severity         string    `json:"severity"` // suspected (a reported lead, not a confirmed fraud) or confirmed
+	At               time.Time `json:"at"`
+}
+
+// WatchlistMatchData is the payload of watchlist.match_detected.
+type WatchlistMatchData struct {
+	WatchlistID string    `json:"watchlist_id"`
+	EntryName   string    `json:"entry_name"`
+	ClusterID   string    `json:"cluster_id"`
+	EntityID    string    `json:"entity_id"`
+	Severity    string    `json:"severity"`
+	DetectedAt  time.Time `json:"detected_at"`
+}
+
+// AdverseMediaMatchData is the payload of adverse_media.match_detected.
+type AdverseMediaMatchData struct {
+	MonitoredEntityID string    `json:"monitored_entity_id"`
+	EntityName        string    `json:"entity_name"`
+	FindingID         string    `json:"finding_id"`
+	Source            string    `json:"source"`
+	Headline          string    `json:"headline"`
+	URL               string    `json:"url"`
+	Language          string    `json:"language"`
+	PublishedAt       time.Time `json:"published_at"`
+	DetectedAt        time.Time `json:"detected_at"`
+}
+
+// ReportReadyData is the payload of report.ready.
+type ReportReadyData struct {
+	ReportID       string    `json:"report_id"`
+	ScreeningRunID string    `json:"screening_run_id"`
+	Format         string    `json:"format"`
+	Status         string    `json:"status"`
+	ReadyAt        time.Time `json:"ready_at"`
+}
+
+// WebhookTestData is the payload of webhook.test.
+type WebhookTestData struct {
+	SubscriptionID string    `json:"subscription_id"`
+	Message        string    `json:"message"`
+	RequestedAt    time.Time `json:"requested_at"`
+}
