@@ -233,3 +233,22 @@ func Migrations() fs.FS {
 	sub, _ := fs.Sub(migrations, "migrations")
 	return sub
 }
+
+// TryLock takes the session-level advisory lock named name on a dedicated
+// connection, without waiting. It reports whether it got the lock; release
+// unlocks it and returns the connection.
+func (db *DB) TryLock(ctx context.Context, name string) (bool, func(), error) {
+	conn, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		return false, nil, err
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(74023118, hashtext($1))`, name).Scan(&ok); err != nil || !ok {
+		conn.Release()
+		return false, nil, err
+	}
+	return true, func() {
+		conn.Exec(context.Background(), `SELECT pg_advisory_unlock(74023118, hashtext($1))`, name)
+		conn.Release()
+	}, nil
+}

@@ -8,6 +8,7 @@ package resolvers
 import (
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/sanctions"
 	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
@@ -19,5 +20,6 @@ type Resolver struct {
 	Audit    graph.AuditLog
 	Limiter  graph.Limiter
 	Matrix   *regulatory.Matrix
+	Screener *sanctions.Screener
 	Webhooks *webhooks.Service
 }

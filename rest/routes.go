@@ -64,6 +64,9 @@ func (s *server) routes() []Route {
 		{Pattern: "GET /api/v1/regulatory/check", Access: SandboxOK, Scope: "regulatory", Limit: perMinute(60), handler: s.regulatoryCheck},
 		{Pattern: "GET /api/v1/regulatory/products", Access: SandboxOK, Scope: "regulatory", Limit: perMinute(60), handler: s.regulatoryProducts},
 
+		{Pattern: "GET /api/v1/sanctions/lists", Access: ProductionKey, Note: "each list's snapshot and freshness (extension)", handler: s.sanctionsLists},
+		{Pattern: "POST /api/v1/sanctions/search", Access: ProductionKey, Scope: "kyc", Note: "screen one name against the 8 lists (extension)", handler: s.sanctionsSearch},
+
 		{Pattern: "GET /api/v1/webhooks", Access: ProductionKey, Scope: "webhooks", Note: "the caller's subscriptions and valid_events", handler: s.listWebhooks},
 		{Pattern: "POST /api/v1/webhooks", Access: ProductionKey, Scope: "webhooks", Note: "secret shown once; at most 50 subscriptions per member", handler: s.createWebhook},
 		{Pattern: "DELETE /api/v1/webhooks/{id}", Access: ProductionKey, Scope: "webhooks", Note: "soft delete; id with or without wh_", handler: s.deleteWebhook},

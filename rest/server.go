@@ -13,6 +13,7 @@ import (
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/sanctions"
 	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
@@ -26,6 +27,7 @@ type Config struct {
 	Audit    graph.AuditLog
 	Limiter  graph.Limiter
 	Matrix   *regulatory.Matrix
+	Screener *sanctions.Screener
 	Webhooks *webhooks.Service
 
 	GraphQL      http.Handler // serves /graphql (POST and websocket upgrades)

@@ -29,6 +29,11 @@ type Config struct {
 	WebhookTimeout       time.Duration     // per delivery attempt
 	WebhookWorkers       int               // concurrent delivery attempts per instance
 	WebhookSchedule      webhooks.Schedule // retry schedule; WEBHOOK_RETRY_SCHEDULE is for tests
+	// SanctionsSyncEvery is how often serve fetches the official lists;
+	// zero disables the scheduled refresh.
+	SanctionsSyncEvery time.Duration
+	// SanctionsReloadEvery is how often serve checks for a new snapshot.
+	SanctionsReloadEvery time.Duration
 	// BenchNoAudit skips audit rows. It exists only so scripts/bench can
 	// measure the ceiling without auditing; never set it in service.
 	BenchNoAudit bool
@@ -116,6 +121,24 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			c.WebhookSchedule = sch
 		}
 	}
+	c.SanctionsSyncEvery = 6 * time.Hour
+	c.SanctionsReloadEvery = 30 * time.Second
+	if v := getenv("SANCTIONS_RELOAD_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 100*time.Millisecond || d > time.Hour {
+			errs = append(errs, fmt.Sprintf("SANCTIONS_RELOAD_INTERVAL must be a duration from 100ms to 1h, got %q", v))
+		} else {
+			c.SanctionsReloadEvery = d
+		}
+	}
+	if v := getenv("SANCTIONS_SYNC_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || (d > 0 && d < time.Minute) {
+			errs = append(errs, fmt.Sprintf("SANCTIONS_SYNC_INTERVAL must be 0 (off) or a duration of at least 1m such as 6h, got %q", v))
+		} else {
+			c.SanctionsSyncEvery = d
+		}
+	}
 	if v := getenv("COMPLIANCE_BENCH_NO_AUDIT"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -152,6 +175,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("WEBHOOK_TIMEOUT", c.WebhookTimeout.String()),
 		slog.Int("WEBHOOK_WORKERS", c.WebhookWorkers),
 		slog.String("WEBHOOK_RETRY_SCHEDULE", c.WebhookSchedule.String()),
+		slog.String("SANCTIONS_SYNC_INTERVAL", c.SanctionsSyncEvery.String()),
+		slog.String("SANCTIONS_RELOAD_INTERVAL", c.SanctionsReloadEvery.String()),
 		slog.Bool("COMPLIANCE_BENCH_NO_AUDIT", c.BenchNoAudit),
 	)
 }

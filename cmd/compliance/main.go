@@ -47,6 +47,7 @@ commands:
   version    print the version
   keys       create, list or revoke API keys (compliance keys -h)
   audit      verify the audit trail's hash chain (compliance audit verify)
+  sanctions  ingest, sync or list the sanctions lists; rebuild their graph (compliance sanctions -h)
   routes     print the route table: access, scope and limit of every route
 `
 
@@ -73,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return keysCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "audit":
 		return auditCommand(ctx, cfg, log, args[1:], stdout, stderr)
+	case "sanctions":
+		return sanctionsCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "routes":
 		rest.PrintRoutes(stdout)
 		return nil

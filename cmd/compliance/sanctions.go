@@ -23,12 +23,15 @@ import (
 )
 
 const sanctionsUsage = `usage:
-  compliance sanctions ingest --list ID [--force] FILE...
-      load one list's files in its published format (gzip accepted); prints the snapshot as JSON
+  compliance sanctions ingest --list ID [--force] [--no-graph] FILE...
+      load one list's files in its published format (gzip accepted); prints the snapshot as JSON;
+      then loads the list into the graph (entries and "linked to" edges) unless --no-graph
   compliance sanctions sync [--list ID[,ID...]] [--force]
       fetch each list from its configured URLs (SANCTIONS_URL_<ID>), skipping unchanged ones
   compliance sanctions lists
       print each list's current snapshot: rows, publication date, ingest and check times
+  compliance sanctions graph [--list ID[,ID...]]
+      (re)load the current snapshots into the graph: entries and their "linked to" edges
 
 lists: us_sdn, us_cons, un, eu, uk_hmt, ca, au_dfat, ch_seco
 --force stores a snapshot even when it has less than half the rows of the current one.
@@ -69,6 +72,7 @@ func sanctionsCommand(ctx context.Context, cfg Config, log *slog.Logger, args []
 	fs.Usage = func() { fmt.Fprint(stderr, sanctionsUsage) }
 	list := fs.String("list", "", "list id (ingest: required; sync: comma-separated, default all)")
 	force := fs.Bool("force", false, "store a snapshot even when it has less than half the rows of the current one")
+	noGraph := fs.Bool("no-graph", false, "ingest: do not load the list into the graph now (run `compliance sanctions graph` later)")
 	var rest []string
 	for a := args[1:]; ; { // flags may come after the files
 		if err := fs.Parse(a); err != nil {
@@ -106,7 +110,14 @@ func sanctionsCommand(ctx context.Context, cfg Config, log *slog.Logger, args []
 			return err
 		}
 		log.Info("sanctions list ingested", "list", res.List, "rows", res.Rows, "unchanged", res.Unchanged, "snapshot_id", res.SnapshotID)
-		return enc.Encode(res)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+		if res.Unchanged || *noGraph {
+			return nil
+		}
+		_, err = loadSanctionsGraph(ctx, cfg, log, db, []string{res.List})
+		return err
 	case "sync":
 		if len(rest) > 0 {
 			return fmt.Errorf("sanctions sync takes no files (got %q); use ingest for files", rest[0])
@@ -121,10 +132,34 @@ func sanctionsCommand(ctx context.Context, cfg Config, log *slog.Logger, args []
 		}
 		defer db.Close()
 		results, err := syncSanctions(ctx, db, &http.Client{Timeout: 10 * time.Minute}, lists, environ, *force, log)
+		var updated []string
 		for _, r := range results {
 			if e := enc.Encode(r); e != nil {
 				return e
 			}
+			if r.Status == "updated" {
+				updated = append(updated, r.List)
+			}
+		}
+		if len(updated) > 0 {
+			if _, gerr := loadSanctionsGraph(ctx, cfg, log, db, updated); gerr != nil {
+				return errors.Join(err, gerr)
+			}
+		}
+		return err
+	case "graph":
+		db, err := relational.Open(ctx, cfg.DatabaseURL, log)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		var lists []string
+		if *list != "" {
+			lists = strings.Split(*list, ",")
+		}
+		res, err := loadSanctionsGraph(ctx, cfg, log, db, lists)
+		if e := enc.Encode(map[string]any{"lists": res}); e != nil {
+			return e
 		}
 		return err
 	case "lists":

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/sanctions"
 	"github.com/tradecompliance/compliance/graphdb"
 	"github.com/tradecompliance/compliance/relational"
 	"github.com/tradecompliance/compliance/resolvers"
@@ -107,6 +108,12 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	keys := &graph.Keys{Store: pg}
 	go pruneLimits(ctx, pg, log)
 
+	screener := &sanctions.Screener{}
+	go watchSanctions(ctx, pg, screener, cfg.SanctionsReloadEvery, log)
+	if cfg.SanctionsSyncEvery > 0 {
+		go scheduleSanctionsSync(ctx, cfg, pg, log)
+	}
+
 	matrix, err := regulatory.Default()
 	if err != nil {
 		return err
@@ -116,7 +123,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return err
 	}
 	defer stopHooks()
-	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks}, resolvers.Config{
+	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks, Screener: screener}, resolvers.Config{
 		MaxDepth:      cfg.GraphQLMaxDepth,
 		MaxComplexity: cfg.GraphQLMaxComplexity,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
@@ -146,6 +153,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		Audit:        auditLog,
 		Limiter:      pg,
 		Matrix:       matrix,
+		Screener:     screener,
 		Webhooks:     hooks,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),

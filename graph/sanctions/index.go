@@ -10,10 +10,11 @@ import (
 // Index is the in-memory matching index over the entries of any number of
 // lists. It is immutable once built and safe for concurrent Search.
 //
-// Every primary name and alias of every entry is normalized into tokens; a
-// vocabulary of distinct tokens carries three lookup structures that find,
-// for a query token, the listed tokens it may be a spelling of without
-// scanning the vocabulary:
+// Every primary name and alias of every entry is normalized into tokens
+// (see Normalize; a person's name keeps words that spell legal forms); a
+// vocabulary of distinct tokens carries lookup structures that find, for a
+// query token, the listed tokens it may be a spelling of without scanning
+// the vocabulary:
 //
 //   - a deletion neighbourhood (each token and every one-letter deletion of
 //     it, hashed): finds any single insertion, deletion, substitution or
@@ -29,9 +30,12 @@ import (
 //
 // Pairs of neighbouring words (and three with a particle in the middle)
 // are indexed merged, so that "Abdul Rahman" finds عبدالرحمن and the
-// reverse. Posting lists map each vocabulary token to the names holding it; a
-// query accumulates, per name, how much of itself and of the name the
-// found tokens cover, and only the best-covered names are scored in full.
+// reverse. Posting lists map each vocabulary token to the names holding
+// it; a query accumulates, per name, how much of itself and of the name
+// the found tokens cover (an estimate of the name similarity from above),
+// and only names whose estimate comes within candidateMargin of the
+// threshold, at most maxCandidates of them, are scored in full. Entries
+// are also indexed by IMO number and by identifier.
 type Index struct {
 	entries []Entry
 	names   []nameRec

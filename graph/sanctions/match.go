@@ -101,11 +101,13 @@ type Query struct {
 	IMO         string   `json:"imo,omitempty"`     // vessels: IMO number
 	Identifiers []string `json:"identifiers,omitempty"`
 	Kind        Kind     `json:"kind,omitempty"`      // "" = any
-	Threshold   float64  `json:"threshold,omitempty"` // 0 = DefaultThreshold
+	Threshold   float64  `json:"threshold,omitempty"` // 0 (or less) = DefaultThreshold
 	Limit       int      `json:"limit,omitempty"`     // 0 = DefaultLimit
 }
 
-// Match is one listed entry that matches a query.
+// Match is one listed entry that matches a query. Entry is a copy of the
+// indexed entry whose slices are shared with the index: read them, do not
+// modify them.
 type Match struct {
 	Entry       Entry       `json:"entry"`
 	Score       float64     `json:"score"`

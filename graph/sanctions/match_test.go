@@ -2,6 +2,7 @@ package sanctions
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -350,4 +351,46 @@ func FuzzSearch(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestQualityReport(t *testing.T) {
+	ix := testIndex()
+	sets := []QualitySet{
+		{Name: "pos", Positive: true, Queries: []Query{{Name: "Vladimir Putin"}, {Name: "Abdulhia Salekk"}, {Name: "Nobody Known"}}},
+		{Name: "expect", Positive: true, Queries: []Query{{Name: "Vladimir Putin"}}, Expect: [][]string{{"eu:999"}}},
+		{Name: "neg", Queries: []Query{{Name: "Jennifer McClellan"}, {Name: "John Smith"}}},
+		{Name: "empty"},
+	}
+	r := QualityReport(ix, sets, []float64{0.5, 0.9})
+	if !slices.Equal(r.Thresholds, []float64{0.5, DefaultThreshold, 0.9}) {
+		t.Errorf("QualityReport().Thresholds = %v, want [0.5 %v 0.9]", r.Thresholds, DefaultThreshold)
+	}
+	tests := []struct {
+		set  string
+		want float64
+	}{
+		{"pos", 2.0 / 3},
+		{"expect", 0},
+		{"neg", 0.5},
+		{"empty", 0},
+	}
+	for _, tt := range tests {
+		if got, ok := r.Rate(tt.set, DefaultThreshold); !ok || got != tt.want {
+			t.Errorf("Rate(%s, %v) = %v, %v, want %v", tt.set, DefaultThreshold, got, ok, tt.want)
+		}
+	}
+	if _, ok := r.Rate("missing", DefaultThreshold); ok {
+		t.Errorf("Rate(missing) ok, want not found")
+	}
+	if got := len(r.AtDefault[0]); got != 1 || r.AtDefault[0][0].Query.Name != "Nobody Known" {
+		t.Errorf("AtDefault[pos] = %+v, want the one missed query", r.AtDefault[0])
+	}
+	for _, want := range []string{"*0.80", "pos recall n=3", "neg FP n=2"} {
+		if !strings.Contains(r.String(), want) {
+			t.Errorf("QualityReport().String() = %q, want it to contain %q", r.String(), want)
+		}
+	}
+	if !strings.Contains(r.MissesString(5), `"Nobody Known"`) {
+		t.Errorf("MissesString() = %q, want the missed query", r.MissesString(5))
+	}
 }

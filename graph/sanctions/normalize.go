@@ -93,8 +93,13 @@ type word struct {
 
 // tokenize splits name into transliterated, lower-cased tokens.
 func tokenize(name string) []token {
+	if len(name) > 4*maxNameBytes {
+		name = name[:4*maxNameBytes]
+	}
 	if !isASCII(name) {
-		name = norm.NFKC.String(name)
+		// Invalid bytes become spaces first: NFKC leaves the text after
+		// them unnormalized, and the result would normalize differently.
+		name = norm.NFKC.String(strings.ToValidUTF8(name, " "))
 	}
 	if len(name) > maxNameBytes {
 		name = name[:maxNameBytes]
@@ -269,7 +274,7 @@ var legalForms = map[string]bool{
 	"prat": true, "zat": true, "odo": true, "nao": true, "fgup": true, "gup": true,
 	"mup": true, "bhd": true, "sdn": true, "pvt": true, "ltda": true, "sac": true,
 	"saa": true, "sae": true, "doo": true, "ead": true, "kft": true, "zrt": true,
-	"sro": true, "oyj": true, "dmcc": false, "jscb": false, "ojscb": false,
+	"sro": true, "oyj": true,
 }
 
 // legalPhrases are multi-word legal forms, longest first.

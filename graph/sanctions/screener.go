@@ -163,3 +163,17 @@ func (s *Screener) Screen(q Query) (Screening, error) {
 	}
 	return out, nil
 }
+
+// UpdateStates refreshes the lists' states (check times, staleness) without
+// rebuilding the index; states for other snapshots than the indexed ones
+// are ignored.
+func (s *Screener) UpdateStates(states []ListState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range states {
+		if cur, ok := s.lists[st.ID]; ok && cur.SnapshotID == st.SnapshotID {
+			st.Loaded = st.Rows > 0
+			s.lists[st.ID] = st
+		}
+	}
+}

@@ -179,6 +179,8 @@ type ComplexityRoot struct {
 		Me                   func(childComplexity int) int
 		Products             func(childComplexity int) int
 		RegulatoryMatrix     func(childComplexity int) int
+		SanctionsLists       func(childComplexity int) int
+		SanctionsSearch      func(childComplexity int, name *string, country *string, dob *string, imo *string, identifiers []string, kind *string, threshold *float64, limit *int) int
 		ServiceStatus        func(childComplexity int) int
 		Tradability          func(childComplexity int, country string, product string, listingType *string) int
 		WebhookDeliveries    func(childComplexity int, status *string, subscriptionID *string, limit *int) int
@@ -203,6 +205,63 @@ type ComplexityRoot struct {
 
 	RevokeResult struct {
 		Revoked func(childComplexity int) int
+	}
+
+	SanctionsExplanation struct {
+		Features       func(childComplexity int) int
+		MatchedName    func(childComplexity int) int
+		NameSimilarity func(childComplexity int) int
+		NameType       func(childComplexity int) int
+		Tokens         func(childComplexity int) int
+	}
+
+	SanctionsFeature struct {
+		Delta  func(childComplexity int) int
+		Detail func(childComplexity int) int
+		Name   func(childComplexity int) int
+	}
+
+	SanctionsListState struct {
+		CheckedAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		IngestedAt func(childComplexity int) int
+		Loaded     func(childComplexity int) int
+		Name       func(childComplexity int) int
+		Published  func(childComplexity int) int
+		Rows       func(childComplexity int) int
+		Sha256     func(childComplexity int) int
+		SnapshotID func(childComplexity int) int
+		StaleHours func(childComplexity int) int
+	}
+
+	SanctionsListsReport struct {
+		Lists     func(childComplexity int) int
+		Statement func(childComplexity int) int
+	}
+
+	SanctionsMatch struct {
+		Countries    func(childComplexity int) int
+		DatesOfBirth func(childComplexity int) int
+		Explanation  func(childComplexity int) int
+		Imo          func(childComplexity int) int
+		Kind         func(childComplexity int) int
+		List         func(childComplexity int) int
+		Name         func(childComplexity int) int
+		Programs     func(childComplexity int) int
+		Score        func(childComplexity int) int
+		SourceID     func(childComplexity int) int
+	}
+
+	SanctionsScreening struct {
+		Caveats       func(childComplexity int) int
+		Coverage      func(childComplexity int) int
+		Degraded      func(childComplexity int) int
+		ListsMissing  func(childComplexity int) int
+		ListsScreened func(childComplexity int) int
+		Matches       func(childComplexity int) int
+		StaleHours    func(childComplexity int) int
+		Statement     func(childComplexity int) int
+		Threshold     func(childComplexity int) int
 	}
 
 	ScopeCount struct {
@@ -337,6 +396,8 @@ type QueryResolver interface {
 	Jurisdiction(ctx context.Context, slug string) (*model.Jurisdiction, error)
 	Tradability(ctx context.Context, country string, product string, listingType *string) (*regulatory.Tradability, error)
 	Products(ctx context.Context) ([]regulatory.Product, error)
+	SanctionsSearch(ctx context.Context, name *string, country *string, dob *string, imo *string, identifiers []string, kind *string, threshold *float64, limit *int) (*model.SanctionsScreening, error)
+	SanctionsLists(ctx context.Context) (*model.SanctionsListsReport, error)
 	WebhookSubscriptions(ctx context.Context) ([]webhooks.Subscription, error)
 	WebhookEventTypes(ctx context.Context) ([]webhooks.EventType, error)
 	WebhookDeliveries(ctx context.Context, status *string, subscriptionID *string, limit *int) ([]webhooks.Delivery, error)
@@ -932,6 +993,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.RegulatoryMatrix(childComplexity), true
+	case "Query.sanctionsLists":
+		if e.ComplexityRoot.Query.SanctionsLists == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SanctionsLists(childComplexity), true
+	case "Query.sanctionsSearch":
+		if e.ComplexityRoot.Query.SanctionsSearch == nil {
+			break
+		}
+
+		args, err := ec.field_Query_sanctionsSearch_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SanctionsSearch(childComplexity, args["name"].(*string), args["country"].(*string), args["dob"].(*string), args["imo"].(*string), args["identifiers"].([]string), args["kind"].(*string), args["threshold"].(*float64), args["limit"].(*int)), true
 	case "Query.serviceStatus":
 		if e.ComplexityRoot.Query.ServiceStatus == nil {
 			break
@@ -1040,6 +1118,246 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RevokeResult.Revoked(childComplexity), true
+
+	case "SanctionsExplanation.features":
+		if e.ComplexityRoot.SanctionsExplanation.Features == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExplanation.Features(childComplexity), true
+	case "SanctionsExplanation.matchedName":
+		if e.ComplexityRoot.SanctionsExplanation.MatchedName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExplanation.MatchedName(childComplexity), true
+	case "SanctionsExplanation.nameSimilarity":
+		if e.ComplexityRoot.SanctionsExplanation.NameSimilarity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExplanation.NameSimilarity(childComplexity), true
+	case "SanctionsExplanation.nameType":
+		if e.ComplexityRoot.SanctionsExplanation.NameType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExplanation.NameType(childComplexity), true
+	case "SanctionsExplanation.tokens":
+		if e.ComplexityRoot.SanctionsExplanation.Tokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExplanation.Tokens(childComplexity), true
+
+	case "SanctionsFeature.delta":
+		if e.ComplexityRoot.SanctionsFeature.Delta == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsFeature.Delta(childComplexity), true
+	case "SanctionsFeature.detail":
+		if e.ComplexityRoot.SanctionsFeature.Detail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsFeature.Detail(childComplexity), true
+	case "SanctionsFeature.name":
+		if e.ComplexityRoot.SanctionsFeature.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsFeature.Name(childComplexity), true
+
+	case "SanctionsListState.checkedAt":
+		if e.ComplexityRoot.SanctionsListState.CheckedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.CheckedAt(childComplexity), true
+	case "SanctionsListState.id":
+		if e.ComplexityRoot.SanctionsListState.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.ID(childComplexity), true
+	case "SanctionsListState.ingestedAt":
+		if e.ComplexityRoot.SanctionsListState.IngestedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.IngestedAt(childComplexity), true
+	case "SanctionsListState.loaded":
+		if e.ComplexityRoot.SanctionsListState.Loaded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.Loaded(childComplexity), true
+	case "SanctionsListState.name":
+		if e.ComplexityRoot.SanctionsListState.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.Name(childComplexity), true
+	case "SanctionsListState.published":
+		if e.ComplexityRoot.SanctionsListState.Published == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.Published(childComplexity), true
+	case "SanctionsListState.rows":
+		if e.ComplexityRoot.SanctionsListState.Rows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.Rows(childComplexity), true
+	case "SanctionsListState.sha256":
+		if e.ComplexityRoot.SanctionsListState.Sha256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.Sha256(childComplexity), true
+	case "SanctionsListState.snapshotId":
+		if e.ComplexityRoot.SanctionsListState.SnapshotID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.SnapshotID(childComplexity), true
+	case "SanctionsListState.staleHours":
+		if e.ComplexityRoot.SanctionsListState.StaleHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListState.StaleHours(childComplexity), true
+
+	case "SanctionsListsReport.lists":
+		if e.ComplexityRoot.SanctionsListsReport.Lists == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListsReport.Lists(childComplexity), true
+	case "SanctionsListsReport.statement":
+		if e.ComplexityRoot.SanctionsListsReport.Statement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsListsReport.Statement(childComplexity), true
+
+	case "SanctionsMatch.countries":
+		if e.ComplexityRoot.SanctionsMatch.Countries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.Countries(childComplexity), true
+	case "SanctionsMatch.datesOfBirth":
+		if e.ComplexityRoot.SanctionsMatch.DatesOfBirth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.DatesOfBirth(childComplexity), true
+	case "SanctionsMatch.explanation":
+		if e.ComplexityRoot.SanctionsMatch.Explanation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.Explanation(childComplexity), true
+	case "SanctionsMatch.imo":
+		if e.ComplexityRoot.SanctionsMatch.Imo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.Imo(childComplexity), true
+	case "SanctionsMatch.kind":
+		if e.ComplexityRoot.SanctionsMatch.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.Kind(childComplexity), true
+	case "SanctionsMatch.list":
+		if e.ComplexityRoot.SanctionsMatch.List == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.List(childComplexity), true
+	case "SanctionsMatch.name":
+		if e.ComplexityRoot.SanctionsMatch.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.Name(childComplexity), true
+	case "SanctionsMatch.programs":
+		if e.ComplexityRoot.SanctionsMatch.Programs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.Programs(childComplexity), true
+	case "SanctionsMatch.score":
+		if e.ComplexityRoot.SanctionsMatch.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.Score(childComplexity), true
+	case "SanctionsMatch.sourceId":
+		if e.ComplexityRoot.SanctionsMatch.SourceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsMatch.SourceID(childComplexity), true
+
+	case "SanctionsScreening.caveats":
+		if e.ComplexityRoot.SanctionsScreening.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsScreening.Caveats(childComplexity), true
+	case "SanctionsScreening.coverage":
+		if e.ComplexityRoot.SanctionsScreening.Coverage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsScreening.Coverage(childComplexity), true
+	case "SanctionsScreening.degraded":
+		if e.ComplexityRoot.SanctionsScreening.Degraded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsScreening.Degraded(childComplexity), true
+	case "SanctionsScreening.listsMissing":
+		if e.ComplexityRoot.SanctionsScreening.ListsMissing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsScreening.ListsMissing(childComplexity), true
+	case "SanctionsScreening.listsScreened":
+		if e.ComplexityRoot.SanctionsScreening.ListsScreened == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsScreening.ListsScreened(childComplexity), true
+	case "SanctionsScreening.matches":
+		if e.ComplexityRoot.SanctionsScreening.Matches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsScreening.Matches(childComplexity), true
+	case "SanctionsScreening.staleHours":
+		if e.ComplexityRoot.SanctionsScreening.StaleHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsScreening.StaleHours(childComplexity), true
+	case "SanctionsScreening.statement":
+		if e.ComplexityRoot.SanctionsScreening.Statement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsScreening.Statement(childComplexity), true
+	case "SanctionsScreening.threshold":
+		if e.ComplexityRoot.SanctionsScreening.Threshold == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsScreening.Threshold(childComplexity), true
 
 	case "ScopeCount.count":
 		if e.ComplexityRoot.ScopeCount.Count == nil {
@@ -1716,6 +2034,88 @@ type Product {
   label: String!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/sanctions.graphqls", Input: `extend type Query {
+  """
+  Screens one name against the 8 sanctions lists, with an explanation for
+  every match. Coverage is sanctions only: no PEP screening. A degraded answer
+  (a list could not be screened) is never a clean result. Needs the kyc scope.
+  country: any name, ISO code or variant; dob: YYYY, YYYY-MM or YYYY-MM-DD;
+  threshold: 0 to 1 (default 0.80).
+  """
+  sanctionsSearch(name: String, country: String, dob: String, imo: String, identifiers: [String!], kind: SanctionsKind, threshold: Float, limit: Int): SanctionsScreening!
+  "Each list's snapshot and freshness, and the coverage statement. Needs a production key."
+  sanctionsLists: SanctionsListsReport!
+}
+
+enum SanctionsKind {
+  person
+  entity
+  vessel
+  aircraft
+}
+
+type SanctionsScreening {
+  matches: [SanctionsMatch!]!
+  "complete, partial (lists named in listsMissing were not screened) or unavailable."
+  coverage: String!
+  "True when any list could not be screened: absence of a match is then not evidence of absence."
+  degraded: Boolean!
+  listsScreened: [String!]!
+  listsMissing: [String!]!
+  "Age in hours of the oldest screened snapshot, once past 48 hours."
+  staleHours: Int
+  threshold: Float!
+  caveats: [String!]!
+  statement: Coverage!
+}
+
+type SanctionsMatch {
+  score: Float!
+  list: String!
+  sourceId: String!
+  name: String!
+  kind: String!
+  programs: [String!]!
+  countries: [String!]!
+  datesOfBirth: [String!]!
+  imo: String
+  explanation: SanctionsExplanation!
+}
+
+type SanctionsExplanation {
+  "The listed name that matched, verbatim."
+  matchedName: String!
+  "primary, alias or weak_alias."
+  nameType: String!
+  nameSimilarity: Float!
+  tokens: String
+  features: [SanctionsFeature!]!
+}
+
+type SanctionsFeature {
+  name: String!
+  delta: Float!
+  detail: String!
+}
+
+type SanctionsListsReport {
+  lists: [SanctionsListState!]!
+  statement: Coverage!
+}
+
+type SanctionsListState {
+  id: String!
+  name: String!
+  loaded: Boolean!
+  snapshotId: String
+  rows: Int!
+  published: DateTime
+  ingestedAt: DateTime
+  checkedAt: DateTime
+  sha256: String
+  staleHours: Int
+}
+`, BuiltIn: false},
 	{Name: "../../schema/schema.graphqls", Input: `extend schema
   @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@shareable"])
 
@@ -2203,6 +2603,120 @@ func (ec *executionContext) childFields_RevokeResult(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type RevokeResult", field.Name)
 }
 
+func (ec *executionContext) childFields_SanctionsExplanation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "matchedName":
+		return ec.fieldContext_SanctionsExplanation_matchedName(ctx, field)
+	case "nameType":
+		return ec.fieldContext_SanctionsExplanation_nameType(ctx, field)
+	case "nameSimilarity":
+		return ec.fieldContext_SanctionsExplanation_nameSimilarity(ctx, field)
+	case "tokens":
+		return ec.fieldContext_SanctionsExplanation_tokens(ctx, field)
+	case "features":
+		return ec.fieldContext_SanctionsExplanation_features(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SanctionsExplanation", field.Name)
+}
+
+func (ec *executionContext) childFields_SanctionsFeature(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_SanctionsFeature_name(ctx, field)
+	case "delta":
+		return ec.fieldContext_SanctionsFeature_delta(ctx, field)
+	case "detail":
+		return ec.fieldContext_SanctionsFeature_detail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SanctionsFeature", field.Name)
+}
+
+func (ec *executionContext) childFields_SanctionsListState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SanctionsListState_id(ctx, field)
+	case "name":
+		return ec.fieldContext_SanctionsListState_name(ctx, field)
+	case "loaded":
+		return ec.fieldContext_SanctionsListState_loaded(ctx, field)
+	case "snapshotId":
+		return ec.fieldContext_SanctionsListState_snapshotId(ctx, field)
+	case "rows":
+		return ec.fieldContext_SanctionsListState_rows(ctx, field)
+	case "published":
+		return ec.fieldContext_SanctionsListState_published(ctx, field)
+	case "ingestedAt":
+		return ec.fieldContext_SanctionsListState_ingestedAt(ctx, field)
+	case "checkedAt":
+		return ec.fieldContext_SanctionsListState_checkedAt(ctx, field)
+	case "sha256":
+		return ec.fieldContext_SanctionsListState_sha256(ctx, field)
+	case "staleHours":
+		return ec.fieldContext_SanctionsListState_staleHours(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SanctionsListState", field.Name)
+}
+
+func (ec *executionContext) childFields_SanctionsListsReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lists":
+		return ec.fieldContext_SanctionsListsReport_lists(ctx, field)
+	case "statement":
+		return ec.fieldContext_SanctionsListsReport_statement(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SanctionsListsReport", field.Name)
+}
+
+func (ec *executionContext) childFields_SanctionsMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "score":
+		return ec.fieldContext_SanctionsMatch_score(ctx, field)
+	case "list":
+		return ec.fieldContext_SanctionsMatch_list(ctx, field)
+	case "sourceId":
+		return ec.fieldContext_SanctionsMatch_sourceId(ctx, field)
+	case "name":
+		return ec.fieldContext_SanctionsMatch_name(ctx, field)
+	case "kind":
+		return ec.fieldContext_SanctionsMatch_kind(ctx, field)
+	case "programs":
+		return ec.fieldContext_SanctionsMatch_programs(ctx, field)
+	case "countries":
+		return ec.fieldContext_SanctionsMatch_countries(ctx, field)
+	case "datesOfBirth":
+		return ec.fieldContext_SanctionsMatch_datesOfBirth(ctx, field)
+	case "imo":
+		return ec.fieldContext_SanctionsMatch_imo(ctx, field)
+	case "explanation":
+		return ec.fieldContext_SanctionsMatch_explanation(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SanctionsMatch", field.Name)
+}
+
+func (ec *executionContext) childFields_SanctionsScreening(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "matches":
+		return ec.fieldContext_SanctionsScreening_matches(ctx, field)
+	case "coverage":
+		return ec.fieldContext_SanctionsScreening_coverage(ctx, field)
+	case "degraded":
+		return ec.fieldContext_SanctionsScreening_degraded(ctx, field)
+	case "listsScreened":
+		return ec.fieldContext_SanctionsScreening_listsScreened(ctx, field)
+	case "listsMissing":
+		return ec.fieldContext_SanctionsScreening_listsMissing(ctx, field)
+	case "staleHours":
+		return ec.fieldContext_SanctionsScreening_staleHours(ctx, field)
+	case "threshold":
+		return ec.fieldContext_SanctionsScreening_threshold(ctx, field)
+	case "caveats":
+		return ec.fieldContext_SanctionsScreening_caveats(ctx, field)
+	case "statement":
+		return ec.fieldContext_SanctionsScreening_statement(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SanctionsScreening", field.Name)
+}
+
 func (ec *executionContext) childFields_ScopeCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "scope":
@@ -2686,6 +3200,76 @@ func (ec *executionContext) field_Query_jurisdiction_args(ctx context.Context, r
 		return nil, err
 	}
 	args["slug"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_sanctionsSearch_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "country",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["country"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dob",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dob"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "imo",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["imo"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "identifiers",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["identifiers"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "kind",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOSanctionsKind2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["kind"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "threshold",
+		func(ctx context.Context, v any) (*float64, error) {
+			return ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["threshold"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg7
 	return args, nil
 }
 
@@ -5130,6 +5714,82 @@ func (ec *executionContext) fieldContext_Query_products(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_sanctionsSearch(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_sanctionsSearch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SanctionsSearch(ctx, fc.Args["name"].(*string), fc.Args["country"].(*string), fc.Args["dob"].(*string), fc.Args["imo"].(*string), fc.Args["identifiers"].([]string), fc.Args["kind"].(*string), fc.Args["threshold"].(*float64), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SanctionsScreening) graphql.Marshaler {
+			return ec.marshalNSanctionsScreening2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsScreening(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_sanctionsSearch(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SanctionsScreening(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_sanctionsSearch_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_sanctionsLists(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_sanctionsLists(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SanctionsLists(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SanctionsListsReport) graphql.Marshaler {
+			return ec.marshalNSanctionsListsReport2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsListsReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_sanctionsLists(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SanctionsListsReport(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_webhookSubscriptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5572,6 +6232,957 @@ func (ec *executionContext) _RevokeResult_revoked(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_RevokeResult_revoked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RevokeResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExplanation_matchedName(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExplanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExplanation_matchedName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchedName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExplanation_matchedName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsExplanation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExplanation_nameType(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExplanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExplanation_nameType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NameType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExplanation_nameType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsExplanation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExplanation_nameSimilarity(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExplanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExplanation_nameSimilarity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NameSimilarity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExplanation_nameSimilarity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsExplanation", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExplanation_tokens(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExplanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExplanation_tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExplanation_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsExplanation", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExplanation_features(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExplanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExplanation_features(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Features, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.SanctionsFeature) graphql.Marshaler {
+			return ec.marshalNSanctionsFeature2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsFeatureᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExplanation_features(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SanctionsExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SanctionsFeature(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SanctionsFeature_name(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsFeature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsFeature_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsFeature_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsFeature", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsFeature_delta(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsFeature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsFeature_delta(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Delta, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsFeature_delta(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsFeature", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsFeature_detail(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsFeature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsFeature_detail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Detail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsFeature_detail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsFeature", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_id(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_name(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_loaded(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_loaded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Loaded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_loaded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_snapshotId(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_snapshotId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SnapshotID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_snapshotId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_rows(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_rows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_rows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_published(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_published(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Published, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_published(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_ingestedAt(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_ingestedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IngestedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_ingestedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_checkedAt(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_checkedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CheckedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_checkedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_sha256(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_sha256(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sha256, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_sha256(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListState_staleHours(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListState) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListState_staleHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StaleHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListState_staleHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsListState", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsListsReport_lists(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListsReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListsReport_lists(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lists, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.SanctionsListState) graphql.Marshaler {
+			return ec.marshalNSanctionsListState2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsListStateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListsReport_lists(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SanctionsListsReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SanctionsListState(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SanctionsListsReport_statement(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsListsReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsListsReport_statement(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Statement, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *graph.Coverage) graphql.Marshaler {
+			return ec.marshalNCoverage2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐCoverage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsListsReport_statement(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SanctionsListsReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Coverage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SanctionsMatch_score(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsMatch", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsMatch_list(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_list(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.List, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_list(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsMatch_sourceId(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_sourceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SourceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_sourceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsMatch_name(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsMatch_kind(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsMatch_programs(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_programs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Programs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_programs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsMatch_countries(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_countries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Countries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_countries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsMatch_datesOfBirth(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_datesOfBirth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DatesOfBirth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_datesOfBirth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsMatch_imo(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_imo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Imo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_imo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsMatch_explanation(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsMatch_explanation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Explanation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SanctionsExplanation) graphql.Marshaler {
+			return ec.marshalNSanctionsExplanation2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsExplanation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsMatch_explanation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SanctionsMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SanctionsExplanation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SanctionsScreening_matches(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsScreening_matches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Matches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.SanctionsMatch) graphql.Marshaler {
+			return ec.marshalNSanctionsMatch2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsMatchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsScreening_matches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SanctionsScreening",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SanctionsMatch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SanctionsScreening_coverage(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsScreening_coverage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coverage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsScreening_coverage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsScreening", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsScreening_degraded(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsScreening_degraded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Degraded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsScreening_degraded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsScreening", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsScreening_listsScreened(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsScreening_listsScreened(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ListsScreened, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsScreening_listsScreened(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsScreening", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsScreening_listsMissing(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsScreening_listsMissing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ListsMissing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsScreening_listsMissing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsScreening", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsScreening_staleHours(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsScreening_staleHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StaleHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsScreening_staleHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsScreening", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsScreening_threshold(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsScreening_threshold(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Threshold, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsScreening_threshold(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsScreening", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsScreening_caveats(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsScreening_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsScreening_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsScreening", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsScreening_statement(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsScreening_statement(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Statement, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *graph.Coverage) graphql.Marshaler {
+			return ec.marshalNCoverage2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐCoverage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsScreening_statement(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SanctionsScreening",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Coverage(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ScopeCount_scope(ctx context.Context, field graphql.CollectedField, obj *graph.ScopeCount) (ret graphql.Marshaler) {
@@ -9635,6 +11246,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "sanctionsSearch":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_sanctionsSearch(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "sanctionsLists":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_sanctionsLists(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "webhookSubscriptions":
 			field := field
 
@@ -9895,6 +11550,399 @@ func (ec *executionContext) _RevokeResult(ctx context.Context, sel ast.Selection
 			out.Values[i] = graphql.MarshalString("RevokeResult")
 		case "revoked":
 			out.Values[i] = ec._RevokeResult_revoked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sanctionsExplanationImplementors = []string{"SanctionsExplanation"}
+
+func (ec *executionContext) _SanctionsExplanation(ctx context.Context, sel ast.SelectionSet, obj *model.SanctionsExplanation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sanctionsExplanationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SanctionsExplanation")
+		case "matchedName":
+			out.Values[i] = ec._SanctionsExplanation_matchedName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nameType":
+			out.Values[i] = ec._SanctionsExplanation_nameType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nameSimilarity":
+			out.Values[i] = ec._SanctionsExplanation_nameSimilarity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._SanctionsExplanation_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "features":
+			out.Values[i] = ec._SanctionsExplanation_features(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sanctionsFeatureImplementors = []string{"SanctionsFeature"}
+
+func (ec *executionContext) _SanctionsFeature(ctx context.Context, sel ast.SelectionSet, obj *model.SanctionsFeature) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sanctionsFeatureImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SanctionsFeature")
+		case "name":
+			out.Values[i] = ec._SanctionsFeature_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "delta":
+			out.Values[i] = ec._SanctionsFeature_delta(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "detail":
+			out.Values[i] = ec._SanctionsFeature_detail(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sanctionsListStateImplementors = []string{"SanctionsListState"}
+
+func (ec *executionContext) _SanctionsListState(ctx context.Context, sel ast.SelectionSet, obj *model.SanctionsListState) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sanctionsListStateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SanctionsListState")
+		case "id":
+			out.Values[i] = ec._SanctionsListState_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._SanctionsListState_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "loaded":
+			out.Values[i] = ec._SanctionsListState_loaded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "snapshotId":
+			out.Values[i] = ec._SanctionsListState_snapshotId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "rows":
+			out.Values[i] = ec._SanctionsListState_rows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "published":
+			out.Values[i] = ec._SanctionsListState_published(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ingestedAt":
+			out.Values[i] = ec._SanctionsListState_ingestedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "checkedAt":
+			out.Values[i] = ec._SanctionsListState_checkedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sha256":
+			out.Values[i] = ec._SanctionsListState_sha256(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "staleHours":
+			out.Values[i] = ec._SanctionsListState_staleHours(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sanctionsListsReportImplementors = []string{"SanctionsListsReport"}
+
+func (ec *executionContext) _SanctionsListsReport(ctx context.Context, sel ast.SelectionSet, obj *model.SanctionsListsReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sanctionsListsReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SanctionsListsReport")
+		case "lists":
+			out.Values[i] = ec._SanctionsListsReport_lists(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statement":
+			out.Values[i] = ec._SanctionsListsReport_statement(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sanctionsMatchImplementors = []string{"SanctionsMatch"}
+
+func (ec *executionContext) _SanctionsMatch(ctx context.Context, sel ast.SelectionSet, obj *model.SanctionsMatch) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sanctionsMatchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SanctionsMatch")
+		case "score":
+			out.Values[i] = ec._SanctionsMatch_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "list":
+			out.Values[i] = ec._SanctionsMatch_list(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceId":
+			out.Values[i] = ec._SanctionsMatch_sourceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._SanctionsMatch_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._SanctionsMatch_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "programs":
+			out.Values[i] = ec._SanctionsMatch_programs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "countries":
+			out.Values[i] = ec._SanctionsMatch_countries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "datesOfBirth":
+			out.Values[i] = ec._SanctionsMatch_datesOfBirth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "imo":
+			out.Values[i] = ec._SanctionsMatch_imo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "explanation":
+			out.Values[i] = ec._SanctionsMatch_explanation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sanctionsScreeningImplementors = []string{"SanctionsScreening"}
+
+func (ec *executionContext) _SanctionsScreening(ctx context.Context, sel ast.SelectionSet, obj *model.SanctionsScreening) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sanctionsScreeningImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SanctionsScreening")
+		case "matches":
+			out.Values[i] = ec._SanctionsScreening_matches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "coverage":
+			out.Values[i] = ec._SanctionsScreening_coverage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "degraded":
+			out.Values[i] = ec._SanctionsScreening_degraded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "listsScreened":
+			out.Values[i] = ec._SanctionsScreening_listsScreened(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "listsMissing":
+			out.Values[i] = ec._SanctionsScreening_listsMissing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "staleHours":
+			out.Values[i] = ec._SanctionsScreening_staleHours(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "threshold":
+			out.Values[i] = ec._SanctionsScreening_threshold(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._SanctionsScreening_caveats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statement":
+			out.Values[i] = ec._SanctionsScreening_statement(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -11244,6 +13292,16 @@ func (ec *executionContext) marshalNCoverage2githubᚗcomᚋtradecomplianceᚋco
 	return ec._Coverage(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNCoverage2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐCoverage(ctx context.Context, sel ast.SelectionSet, v *graph.Coverage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Coverage(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateApiKeyInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐCreateAPIKeyInput(ctx context.Context, v any) (model.CreateAPIKeyInput, error) {
 	res, err := ec.unmarshalInputCreateApiKeyInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -11514,6 +13572,96 @@ func (ec *executionContext) marshalNRevokeResult2ᚖgithubᚗcomᚋtradecomplian
 		return graphql.Null
 	}
 	return ec._RevokeResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSanctionsExplanation2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsExplanation(ctx context.Context, sel ast.SelectionSet, v *model.SanctionsExplanation) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SanctionsExplanation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSanctionsFeature2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsFeature(ctx context.Context, sel ast.SelectionSet, v model.SanctionsFeature) graphql.Marshaler {
+	return ec._SanctionsFeature(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSanctionsFeature2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsFeatureᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SanctionsFeature) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSanctionsFeature2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsFeature(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSanctionsListState2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsListState(ctx context.Context, sel ast.SelectionSet, v model.SanctionsListState) graphql.Marshaler {
+	return ec._SanctionsListState(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSanctionsListState2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsListStateᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SanctionsListState) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSanctionsListState2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsListState(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSanctionsListsReport2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsListsReport(ctx context.Context, sel ast.SelectionSet, v *model.SanctionsListsReport) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SanctionsListsReport(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSanctionsMatch2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsMatch(ctx context.Context, sel ast.SelectionSet, v model.SanctionsMatch) graphql.Marshaler {
+	return ec._SanctionsMatch(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSanctionsMatch2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsMatchᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SanctionsMatch) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSanctionsMatch2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsMatch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSanctionsScreening2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsScreening(ctx context.Context, sel ast.SelectionSet, v *model.SanctionsScreening) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SanctionsScreening(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNScope2string(ctx context.Context, v any) (string, error) {
@@ -12217,6 +14365,23 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel ast.SelectionSet, v *float64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalFloatContext(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -12269,6 +14434,24 @@ func (ec *executionContext) unmarshalOListingType2ᚖstring(ctx context.Context,
 }
 
 func (ec *executionContext) marshalOListingType2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOSanctionsKind2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSanctionsKind2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

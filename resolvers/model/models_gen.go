@@ -79,6 +79,68 @@ type RevokeResult struct {
 	Revoked bool `json:"revoked"`
 }
 
+type SanctionsExplanation struct {
+	// The listed name that matched, verbatim.
+	MatchedName string `json:"matchedName"`
+	// primary, alias or weak_alias.
+	NameType       string             `json:"nameType"`
+	NameSimilarity float64            `json:"nameSimilarity"`
+	Tokens         *string            `json:"tokens,omitempty"`
+	Features       []SanctionsFeature `json:"features"`
+}
+
+type SanctionsFeature struct {
+	Name   string  `json:"name"`
+	Delta  float64 `json:"delta"`
+	Detail string  `json:"detail"`
+}
+
+type SanctionsListState struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Loaded     bool       `json:"loaded"`
+	SnapshotID *string    `json:"snapshotId,omitempty"`
+	Rows       int        `json:"rows"`
+	Published  *time.Time `json:"published,omitempty"`
+	IngestedAt *time.Time `json:"ingestedAt,omitempty"`
+	CheckedAt  *time.Time `json:"checkedAt,omitempty"`
+	Sha256     *string    `json:"sha256,omitempty"`
+	StaleHours *int       `json:"staleHours,omitempty"`
+}
+
+type SanctionsListsReport struct {
+	Lists     []SanctionsListState `json:"lists"`
+	Statement *graph.Coverage      `json:"statement"`
+}
+
+type SanctionsMatch struct {
+	Score        float64               `json:"score"`
+	List         string                `json:"list"`
+	SourceID     string                `json:"sourceId"`
+	Name         string                `json:"name"`
+	Kind         string                `json:"kind"`
+	Programs     []string              `json:"programs"`
+	Countries    []string              `json:"countries"`
+	DatesOfBirth []string              `json:"datesOfBirth"`
+	Imo          *string               `json:"imo,omitempty"`
+	Explanation  *SanctionsExplanation `json:"explanation"`
+}
+
+type SanctionsScreening struct {
+	Matches []SanctionsMatch `json:"matches"`
+	// complete, partial (lists named in listsMissing were not screened) or unavailable.
+	Coverage string `json:"coverage"`
+	// True when any list could not be screened: absence of a match is then not evidence of absence.
+	Degraded      bool     `json:"degraded"`
+	ListsScreened []string `json:"listsScreened"`
+	ListsMissing  []string `json:"listsMissing"`
+	// Age in hours of the oldest screened snapshot, once past 48 hours.
+	StaleHours *int            `json:"staleHours,omitempty"`
+	Threshold  float64         `json:"threshold"`
+	Caveats    []string        `json:"caveats"`
+	Statement  *graph.Coverage `json:"statement"`
+}
+
 type Subscription struct {
 }
 
