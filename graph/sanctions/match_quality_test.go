@@ -1,6 +1,7 @@
 package sanctions_test
 
 import (
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -134,6 +135,9 @@ func TestQualityCrossScript(t *testing.T) {
 // list and build the index, and holds them to the bounds (loading
 // and building under 20 s, index memory under 600 MB).
 func TestIndexBuildCost(t *testing.T) {
+	if os.Getenv("COMPLIANCE_BENCH") != "1" {
+		t.Skip("a timing: run by scripts/bench (COMPLIANCE_BENCH=1), not by the test suite")
+	}
 	loadShared(t)
 	entries, names := shared.ix.Len()
 	t.Logf("loaded %d entries in %s (%d MB of heap); index of %d names built in %s, %d MB of heap",
