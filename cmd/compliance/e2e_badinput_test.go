@@ -74,7 +74,7 @@ func TestE2EGraphQLBadInput(t *testing.T) {
 
 func TestE2ERESTBadInput(t *testing.T) {
 	in := start(t, testEnv(t, "MAX_BODY_BYTES=4096"))
-	k := in.key("acme", "audit")
+	k := in.key("acme", "audit", "kyc")
 	tests := []struct {
 		name         string
 		method, path string
@@ -103,6 +103,13 @@ func TestE2ERESTBadInput(t *testing.T) {
 		{"bad cursor", "GET", "/api/v1/audit?cursor=yesterday", nil, 400, "cursor"},
 		{"bad email", "POST", "/api/v1/keys/sandbox", `{"email": "not-an-email"}`, 400, "email"},
 		{"email of wrong type", "POST", "/api/v1/keys/sandbox", `{"email": ["a@b.co"]}`, 400, "email"},
+		{"search without a name", "POST", "/api/v1/sanctions/search", `{"country": "RU"}`, 400, "name"},
+		{"search name of wrong type", "POST", "/api/v1/sanctions/search", `{"name": 7}`, 400, "name"},
+		{"search bad dob", "POST", "/api/v1/sanctions/search", `{"name": "x", "dob": "1970-13"}`, 400, "dob"},
+		{"search unknown country", "POST", "/api/v1/sanctions/search", `{"name": "x", "country": "Atlantis"}`, 400, "country"},
+		{"search bad kind", "POST", "/api/v1/sanctions/search", `{"name": "x", "kind": "ship"}`, 400, "kind"},
+		{"search threshold too high", "POST", "/api/v1/sanctions/search", `{"name": "x", "threshold": 1.5}`, 400, "threshold"},
+		{"search threshold of wrong type", "POST", "/api/v1/sanctions/search", `{"name": "x", "threshold": "high"}`, 400, "threshold"},
 		{"unknown path", "GET", "/api/v1/nothing-here", nil, 404, ""},
 		{"wrong method", "PUT", "/api/v1/keys", nil, 405, "method"},
 	}

@@ -2,6 +2,7 @@ package sanctions
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/country"
@@ -37,16 +38,14 @@ func NewQuery(name, ctry, dob, imo, kind string, ids []string, threshold float64
 	return q, nil
 }
 
+// validDOB reports whether s is a real date written YYYY, YYYY-MM or
+// YYYY-MM-DD.
 func validDOB(s string) bool {
-	for i, c := range s {
-		switch {
-		case i == 4 || i == 7:
-			if c != '-' {
-				return false
-			}
-		case c < '0' || c > '9':
-			return false
+	for _, layout := range []string{"2006", "2006-01", "2006-01-02"} {
+		if len(s) == len(layout) {
+			_, err := time.Parse(layout, s)
+			return err == nil
 		}
 	}
-	return len(s) == 4 || len(s) == 7 || len(s) == 10
+	return false
 }
