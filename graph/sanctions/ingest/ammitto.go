@@ -18,9 +18,10 @@ import (
 // current official EU, UK, Canadian, Australian and Swiss lists (one
 // official record per line, as ../shared/data holds them). Field mapping:
 //
-// eu (FSF sanctionEntity): logical_id → source id; the first of name_aliases
-// (whole_name, else first/middle/last) → name, the others → aliases (weak
-// when strong is false); subject_type.code person/enterprise → kind;
+// eu (FSF sanctionEntity): logical_id → source id; name_aliases
+// (whole_name, else first/middle/last) → the name (the first strong English
+// or language-less one, as ParseEUXML) and aliases (weak when strong is
+// false); subject_type.code person/enterprise → kind;
 // regulations[].programme → programs; eu_reference_number and
 // united_nation_id → identifiers; citizenships[].country_iso2_code and
 // addresses[].country_iso2_code → countries; birthdates[] (birthdate, else
@@ -192,6 +193,7 @@ type ammittoEU struct {
 		FirstName  jstr  `json:"first_name"`
 		MiddleName jstr  `json:"middle_name"`
 		LastName   jstr  `json:"last_name"`
+		Language   jstr  `json:"name_language"`
 		Strong     *bool `json:"strong"`
 	} `json:"name_aliases"`
 	Citizenships []struct {
@@ -244,20 +246,15 @@ func (x *ammittoEU) add(res *Result) error {
 	if e.SourceID == "" {
 		return fmt.Errorf("neither logical_id nor eu_reference_number")
 	}
+	names := make([]euName, 0, len(x.Names))
 	for _, n := range x.Names {
 		name := n.WholeName.String()
 		if name == "" {
 			name = joinNonEmpty(" ", n.FirstName.String(), n.MiddleName.String(), n.LastName.String())
 		}
-		if name == "" {
-			continue
-		}
-		if e.Name == "" {
-			e.Name = name
-			continue
-		}
-		e.Aliases = append(e.Aliases, sanctions.Alias{Name: name, Weak: n.Strong != nil && !*n.Strong})
+		names = append(names, euName{name: name, lang: n.Language.String(), weak: n.Strong != nil && !*n.Strong})
 	}
+	e.Name, e.Aliases = euNames(names)
 	if e.Name == "" {
 		return fmt.Errorf("entity %s has no name", e.SourceID)
 	}

@@ -28,6 +28,7 @@ type euEntity struct {
 		FirstName string `xml:"firstName,attr"`
 		Middle    string `xml:"middleName,attr"`
 		LastName  string `xml:"lastName,attr"`
+		Language  string `xml:"nameLanguage,attr"`
 		Strong    string `xml:"strong,attr"`
 	} `xml:"nameAlias"`
 	Citizenships []euCountry `xml:"citizenship"`
@@ -75,9 +76,10 @@ func (c euCountry) code() string {
 
 // ParseEUXML parses the EU Financial Sanctions Files XML (export of
 // sanctionEntity). The source id is the entity's logicalId; its EU
-// reference number and UN id are kept as identifiers. The first name alias
-// is the primary name; aliases with strong="false" are weak. Publication
-// date: the root's generationDate.
+// reference number and UN id are kept as identifiers. The primary name is
+// chosen by euNames (the first English or language-less name alias);
+// aliases with strong="false" are weak. Publication date: the root's
+// generationDate.
 func ParseEUXML(r io.Reader) (Result, error) {
 	var res Result
 	root := false
@@ -131,20 +133,15 @@ func (x *euEntity) entry() (sanctions.Entry, error) {
 		return e, fmt.Errorf("a sanctionEntity has neither logicalId nor euReferenceNumber")
 	}
 	e.Kind = euKind(x.SubjectType.Code)
+	names := make([]euName, 0, len(x.Names))
 	for _, n := range x.Names {
 		name := clean(n.WholeName)
 		if name == "" {
 			name = joinNonEmpty(" ", n.FirstName, n.Middle, n.LastName)
 		}
-		if name == "" {
-			continue
-		}
-		if e.Name == "" {
-			e.Name = name
-			continue
-		}
-		e.Aliases = appendAlias(e.Aliases, e.Name, name, strings.EqualFold(strings.TrimSpace(n.Strong), "false"))
+		names = append(names, euName{name: name, lang: n.Language, weak: strings.EqualFold(strings.TrimSpace(n.Strong), "false")})
 	}
+	e.Name, e.Aliases = euNames(names)
 	if e.Name == "" {
 		return e, fmt.Errorf("sanctionEntity %s has no name", e.SourceID)
 	}
@@ -219,4 +216,49 @@ func euKind(code string) sanctions.Kind {
 		return sanctions.Aircraft
 	}
 	return sanctions.Unknown
+}
+
+// euName is one name alias of an EU entry: its name, its nameLanguage and
+// whether it is weak (strong="false").
+type euName struct {
+	name, lang string
+	weak       bool
+}
+
+// euNames picks the primary name of an EU entry among its name aliases, in
+// file order: the first strong one stated in English or in no particular
+// language, else the first English or language-less one, else the first.
+// The FSF file gives no primary flag; it states each name in the language
+// versions of the regulations (the Swedish, Czech, Slovak ... transliterations
+// and the original Cyrillic or Arabic spelling), often before the English
+// one, and the first of those is no name to show or to screen by. The
+// other names are the aliases, weak when they are.
+func euNames(names []euName) (string, []sanctions.Alias) {
+	rank := func(n euName) int {
+		r := 0
+		if l := strings.TrimSpace(n.lang); l != "" && !strings.EqualFold(l, "EN") {
+			r += 2
+		}
+		if n.weak {
+			r++
+		}
+		return r
+	}
+	primary := -1
+	for i, n := range names {
+		if n.name != "" && (primary < 0 || rank(n) < rank(names[primary])) {
+			primary = i
+		}
+	}
+	if primary < 0 {
+		return "", nil
+	}
+	name := names[primary].name
+	var aliases []sanctions.Alias
+	for i, n := range names {
+		if i != primary && n.name != "" {
+			aliases = appendAlias(aliases, name, n.name, n.weak)
+		}
+	}
+	return name, aliases
 }

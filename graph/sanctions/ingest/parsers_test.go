@@ -197,6 +197,38 @@ func TestParseEUXML(t *testing.T) {
 	})
 }
 
+// TestEUNames checks the choice of an EU entry's primary name: the FSF
+// files state each name in several language versions, often the Swedish or
+// Russian one first.
+func TestEUNames(t *testing.T) {
+	tests := []struct {
+		name  string
+		names []euName
+		want  string
+		alias []sanctions.Alias
+	}{
+		{"english after other versions", []euName{{"Jevgenij Jevgenjevitj PODDUBNYJ", "SV", false},
+			{"Евгений Евгеньевич ПОДДУБНЫЙ", "RU", false}, {"Evgeniy Evgenievich PODDUBNYY", "EN", false}},
+			"Evgeniy Evgenievich PODDUBNYY",
+			[]sanctions.Alias{{Name: "Jevgenij Jevgenjevitj PODDUBNYJ"}, {Name: "Евгений Евгеньевич ПОДДУБНЫЙ"}}},
+		{"no language counts as english", []euName{{"Иван Примеров", "RU", false}, {"Ivan Primerov", "", false}},
+			"Ivan Primerov", []sanctions.Alias{{Name: "Иван Примеров"}}},
+		{"strong before weak", []euName{{"Vanya", "EN", true}, {"Ivan Primerov", "EN", false}},
+			"Ivan Primerov", []sanctions.Alias{{Name: "Vanya", Weak: true}}},
+		{"first when none is english", []euName{{"", "EN", false}, {"Иван Примеров", "RU", false}, {"Ivan Primerov", "CS", false}},
+			"Иван Примеров", []sanctions.Alias{{Name: "Ivan Primerov"}}},
+		{"none", []euName{{"", "", false}}, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, aliases := euNames(tt.names)
+			if got != tt.want || js(aliases) != js(tt.alias) {
+				t.Errorf("euNames() = %q, %s, want %q, %s", got, js(aliases), tt.want, js(tt.alias))
+			}
+		})
+	}
+}
+
 func TestParseUKCSV(t *testing.T) {
 	res, err := ParseUKCSV(strings.NewReader(fixtureUKCSV))
 	if err != nil {

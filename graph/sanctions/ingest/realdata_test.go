@@ -162,6 +162,11 @@ func TestRealFiles(t *testing.T) {
 				wantEntry(t, e, "Yassin Syawal", sanctions.Person)
 				wantAlias(t, e, "Abu Seta", false)
 				wantStrings(t, e, "dates_of_birth", e.DatesOfBirth, "1962-09-03")
+				// The English name, not the Swedish version stated first.
+				e = m["154240"]
+				wantEntry(t, e, "Evgeniy Evgenievich PODDUBNYY", sanctions.Person)
+				wantAlias(t, e, "Jevgenij Jevgenjevitj PODDUBNYJ", false)
+				wantAlias(t, e, "Евгений Евгеньевич ПОДДУБНЫЙ", false)
 				e = m["IMO 1021570"]
 				wantEntry(t, e, "Ocean 28", sanctions.Vessel)
 				if e.IMO != "1021570" {

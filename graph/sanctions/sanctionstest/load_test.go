@@ -2,33 +2,11 @@ package sanctionstest
 
 import (
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tradecompliance/compliance/graph/sanctions"
 )
-
-func TestOFACDates(t *testing.T) {
-	tests := []struct {
-		name, remarks string
-		want          []string
-	}{
-		{"full", "DOB 21 Jan 1971; alt. DOB 19 Jan 1971;", []string{"1971-01-21", "1971-01-19"}},
-		{"year", "DOB 1962; POB Shati.", []string{"1962"}},
-		{"month", "DOB Jan 1960; POB X", []string{"1960-01"}},
-		{"circa", "DOB circa 1970;", []string{"1970"}},
-		{"range", "DOB 1955 to 1958;", []string{"1955", "1956", "1957", "1958"}},
-		{"none", "Passport 123", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ofacDates(tt.remarks); !slices.Equal(got, tt.want) {
-				t.Errorf("ofacDates(%q) = %q, want %q", tt.remarks, got, tt.want)
-			}
-		})
-	}
-}
 
 func TestLoadAll(t *testing.T) {
 	dir, err := Dir()

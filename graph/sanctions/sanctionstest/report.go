@@ -161,8 +161,7 @@ func WriteReport(w io.Writer, dir string) error {
 	}
 	entries, names := l.Index.Len()
 	fmt.Fprintf(w, "lists: %d entries (", entries)
-	for i, id := range []string{sanctions.ListUSSDN, sanctions.ListUSCons, sanctions.ListUN, sanctions.ListEU,
-		sanctions.ListUKHMT, sanctions.ListCA, sanctions.ListAUDFAT, sanctions.ListCHSECO} {
+	for i, id := range listOrder {
 		if i > 0 {
 			fmt.Fprint(w, ", ")
 		}
