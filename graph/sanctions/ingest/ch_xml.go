@@ -377,7 +377,9 @@ func (t *chTarget) entry(programs map[string]string, places map[string]chPlace) 
 }
 
 // compose writes a name's parts in order, titles left out, and the names
-// its spelling variants give, one per language and script.
+// its spelling variants give, one per language and script. Parts typed
+// "suffix" are kept: SECO types real name parts so ("Willie Adolphus Coo
+// Coo"), and "Jr." tells two people apart.
 func (n chName) compose() (string, []string) {
 	parts := append([]chNamePart(nil), n.Parts...)
 	sort.SliceStable(parts, func(i, j int) bool { return parts[i].Order < parts[j].Order })
@@ -386,7 +388,7 @@ func (n chName) compose() (string, []string) {
 	variants := map[key][]string{}
 	var order []key
 	for i, p := range parts {
-		if p.Type == "title" || p.Type == "suffix" {
+		if p.Type == "title" {
 			continue
 		}
 		whole = append(whole, p.Value)
@@ -403,7 +405,7 @@ func (n chName) compose() (string, []string) {
 	for _, k := range order {
 		var vs []string
 		for i, p := range parts {
-			if p.Type == "title" || p.Type == "suffix" {
+			if p.Type == "title" {
 				continue
 			}
 			if variants[k][i] != "" {
