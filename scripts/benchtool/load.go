@@ -200,6 +200,11 @@ type loadOpts struct {
 	// pgStats reads the database's transactions and the cluster's WAL
 	// syncs at the window's edges.
 	pgStats bool
+	// byCompletion counts every answer that arrives inside the window,
+	// whenever its request was sent; by default only requests both sent
+	// and answered inside it count, which under-counts a server whose
+	// answers take a sizeable part of the window.
+	byCompletion bool
 }
 
 // requestSource appends a connection's next request to dst and returns it.
@@ -262,7 +267,7 @@ func driveLoad(ctx context.Context, c common, s *server, label string, o loadOpt
 	workers := make([]*loadWorker, o.conns)
 	var wg sync.WaitGroup
 	for i := range workers {
-		w := &loadWorker{codes: map[int]int{}, lat: make([]time.Duration, 0, 4096)}
+		w := &loadWorker{codes: map[int]int{}, lat: make([]time.Duration, 0, 4096), byCompletion: o.byCompletion}
 		workers[i] = w
 		next := requests(i)
 		wg.Add(1)
@@ -307,6 +312,7 @@ func driveLoad(ctx context.Context, c common, s *server, label string, o loadOpt
 	bySec := make([][]time.Duration, int((o.duration+time.Second-1)/time.Second))
 	for _, w := range workers {
 		for i, s := range w.sec {
+			s = min(max(s, 0), int32(len(bySec)-1))
 			bySec[s] = append(bySec[s], w.lat[i])
 		}
 		r.lat = append(r.lat, w.lat...)
@@ -372,11 +378,12 @@ func checkOnce(ctx context.Context, url, key string) error {
 // No net/http Transport: its goroutines and channels would cost the load
 // generator more CPU than the parsing itself.
 type loadWorker struct {
-	lat      []time.Duration
-	sec      []int32 // second of the window each latency started in
-	codes    map[int]int
-	netErrs  int
-	answered int
+	lat          []time.Duration
+	sec          []int32 // second of the window each latency started in (ended in, byCompletion)
+	codes        map[int]int
+	netErrs      int
+	answered     int
+	byCompletion bool // see loadOpts
 }
 
 func (w *loadWorker) run(ctx context.Context, addr string, next requestSource, warmEnd, end time.Time) {
@@ -417,6 +424,11 @@ func (w *loadWorker) run(ctx context.Context, addr string, next requestSource, w
 			resp.Body.Close()
 		}
 		d := time.Since(t)
+		at := t // the time the answer is filed under
+		if w.byCompletion {
+			at = t.Add(d)
+			inWindow = !at.Before(warmEnd)
+		}
 		inWindow = inWindow && !t.Add(d).After(end)
 		if err != nil {
 			conn.Close()
@@ -431,7 +443,7 @@ func (w *loadWorker) run(ctx context.Context, addr string, next requestSource, w
 			w.codes[resp.StatusCode]++
 			if resp.StatusCode == http.StatusOK {
 				w.lat = append(w.lat, d)
-				w.sec = append(w.sec, int32(t.Sub(warmEnd)/time.Second))
+				w.sec = append(w.sec, int32(at.Sub(warmEnd)/time.Second))
 			}
 		}
 		if resp.Close {

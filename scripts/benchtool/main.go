@@ -11,6 +11,8 @@
 //	benchtool export  -bin B -out R -key K -member M [-rows 1000000]
 //	benchtool regulatory -bin B -out R [-conns 64 -warmup 3s -duration 15s -keys 2500]
 //	benchtool webhooks -bin B -out R [-fanout 10 -rate 100 -warmup 3s -duration 15s -latency-events 200]
+//	benchtool screening -bin B -out R [-conns 64 -warmup 3s -duration 15s -single 15s]
+//	          [-ofac-db URL -watchman BIN | -watchman-error WHY] [-watchman-sample 200] [-data DIR]
 //	benchtool report  -in R
 //	benchtool dropdb  -url ADMIN_URL -name DB
 //
@@ -28,7 +30,7 @@ import (
 	"syscall"
 )
 
-const usage = `usage: benchtool <startup|rss|load|seed|export|regulatory|webhooks|report|dropdb> [flags]
+const usage = `usage: benchtool <startup|rss|load|seed|export|regulatory|webhooks|screening|report|dropdb> [flags]
 (see the package comment in scripts/benchtool/main.go)
 `
 
@@ -66,6 +68,8 @@ func run(ctx context.Context, cmd string, args []string) error {
 		return cmdRegulatory(ctx, args)
 	case "webhooks":
 		return cmdWebhooks(ctx, args)
+	case "screening":
+		return cmdScreening(ctx, args)
 	case "report":
 		return cmdReport(args)
 	case "dropdb":

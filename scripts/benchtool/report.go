@@ -82,7 +82,7 @@ func (r Result) target() string {
 func fmtNum(v float64, unit string) string {
 	var s string
 	switch {
-	case unit == "" || unit == "errors" || unit == "requests" || unit == "keys":
+	case unit == "" || unit == "errors" || unit == "requests" || unit == "keys" || unit == "entries":
 		s = groupThousands(fmt.Sprintf("%.0f", v))
 	case unit == "rows" && v == math.Trunc(v):
 		s = groupThousands(fmt.Sprintf("%.0f", v))
