@@ -13,7 +13,7 @@ func (s *server) sanctionsLists(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// SanctionsQuery is a screening question as REST and GraphQL take it.
+// sanctionsQuery is the body of POST /api/v1/sanctions/search.
 type sanctionsQuery struct {
 	Name        string   `json:"name"`
 	Country     string   `json:"country"`
@@ -25,7 +25,7 @@ type sanctionsQuery struct {
 	Limit       int      `json:"limit"`
 }
 
-// SanctionsSearch screens one name against the 8 lists:
+// sanctionsSearch screens one name against the 8 lists:
 // POST /api/v1/sanctions/search.
 func (s *server) sanctionsSearch(w http.ResponseWriter, r *http.Request) error {
 	var body sanctionsQuery
