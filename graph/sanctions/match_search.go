@@ -465,11 +465,18 @@ func (ix *Index) entryNames(ei uint32) []uint32 {
 }
 
 // scoreName aligns the query with one listed name and returns the name
-// similarity; with explain, also the alignment as text.
+// similarity; with explain, also the alignment as text and the penalties
+// (see nameFeatures).
 func (ix *Index) scoreName(s *scratch, rec *nameRec, explain bool) (float64, string) {
+	a, desc := ix.scoreNameAlign(s, rec, explain)
+	return a.sim, desc
+}
+
+// scoreNameAlign is scoreName returning the whole alignment.
+func (ix *Index) scoreNameAlign(s *scratch, rec *nameRec, explain bool) (alignment, string) {
 	q, nt := s.q, rec.tokens
 	if len(q) == 0 || len(nt) == 0 {
-		return 0, ""
+		return alignment{}, ""
 	}
 	edges := s.edges[:0]
 	for i := range q {
@@ -561,7 +568,7 @@ func (ix *Index) scoreName(s *scratch, rec *nameRec, explain bool) (float64, str
 		}
 	}
 	if !explain {
-		return best.sim, ""
+		return best, ""
 	}
 	var desc []string
 	var descAt []int // first query token of each pair, to print in query order
@@ -584,11 +591,16 @@ func (ix *Index) scoreName(s *scratch, rec *nameRec, explain bool) (float64, str
 	for k, x := range idx {
 		sorted[k] = desc[x]
 	}
-	return best.sim, strings.Join(sorted, ", ")
+	return best, strings.Join(sorted, ", ")
 }
 
-// alignment is the outcome of one greedy alignment.
-type alignment struct{ sim float64 }
+// alignment is the outcome of one greedy alignment: the name similarity
+// and the penalties it includes.
+type alignment struct {
+	sim       float64
+	oneWord   bool   // a one-word listed name left query words unmatched
+	unmatched uint32 // query tokens a shorter listed name left unmatched (unmatchedPenalty each)
+}
 
 // align takes edges in order, each whose tokens are still free, and
 // returns the name similarity of the result.
@@ -627,12 +639,25 @@ func (ix *Index) align(s *scratch, rec *nameRec, edges []edge) alignment {
 	}
 	r := coverQ / s.qW
 	p := min(1, coverN/totalN)
-	sim := float64(r+p) / 2
+	a := alignment{sim: float64(r+p) / 2}
 	// A one-word listed name that leaves query words unmatched.
 	if len(nt) == 1 && usedQ != 1<<uint(len(q))-1 {
-		sim -= oneWordPenalty
+		a.sim -= oneWordPenalty
+		a.oneWord = true
+	} else if len(nt) < len(q) {
+		// A listed name shorter than the query that leaves a word of it
+		// unmatched (Erik John Lee / Lee, John): the query names someone
+		// the listed name says nothing of. Particles, initials and
+		// patronymics (which lists often omit) aside.
+		for i := range q {
+			if usedQ&(1<<uint(i)) == 0 && len(q[i].text) > 1 && !particles[q[i].text] && !isPatronymic(q[i].text) {
+				a.unmatched |= 1 << uint(i)
+				a.sim -= unmatchedPenalty
+			}
+		}
 	}
-	return alignment{sim: max(0, sim)}
+	a.sim = max(0, a.sim)
+	return a
 }
 
 // compareEdges orders edges best first: by similarity, then weight; with
@@ -756,6 +781,12 @@ func describeEdge(q []tokenInfo, nt []uint32, ix *Index, e edge) string {
 	a, b := strings.Join(qs, "+"), strings.Join(ns, "+")
 	if e.sim == 1 {
 		return a + "=" + b
+	}
+	if len(qs) == 1 && len(ns) == 1 && genderedPair(qs[0], ns[0]) {
+		return fmt.Sprintf("%s~%s %.2f gendered ending", a, b, e.sim)
+	}
+	if len(qs) == 1 && len(ns) == 1 && a != "" && b != "" && a[0] != b[0] && subCost(a[0], b[0]) == 1 {
+		return fmt.Sprintf("%s~%s %.2f first letter differs", a, b, e.sim)
 	}
 	return fmt.Sprintf("%s~%s %.2f", a, b, e.sim)
 }
