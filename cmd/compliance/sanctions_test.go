@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graphdb"
+	"github.com/tradecompliance/compliance/graphdb/graphdbtest"
 	"github.com/tradecompliance/compliance/relational"
 	"github.com/tradecompliance/compliance/relational/relationaltest"
 )
@@ -375,4 +377,67 @@ func sumCounts(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// The scheduled refresh in serve fetches the configured lists on its
+// interval, stores what changed, loads it into the graph, and leaves
+// unchanged lists alone on the next tick.
+func TestScheduledSanctionsSync(t *testing.T) {
+	dir := sharedDataDir(t)
+	srv := &listServer{dir: dir, override: map[string][]byte{}, status: map[string]int{}, full: map[string]int{}, notMod: map[string]int{}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	for _, l := range []string{"US_SDN", "US_CONS", "EU", "UK_HMT", "CA", "AU_DFAT", "CH_SECO"} {
+		t.Setenv("SANCTIONS_URL_"+l, "off")
+	}
+	t.Setenv("SANCTIONS_URL_UN", ts.URL+"/un/un_consolidated.xml")
+	db, err := relational.Open(context.Background(), relationaltest.NewURL(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	neo := graphdbtest.Lookup(t)
+	cfg := Config{SanctionsSyncEvery: 300 * time.Millisecond, Neo4j: graphdb.Config(neo)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		scheduleSanctionsSync(ctx, cfg, db, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	var un relational.ListStatus
+	for time.Now().Before(deadline) {
+		st, err := db.ListFreshness(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range st {
+			if s.List == "un" && s.SnapshotID != "" && s.CheckedAt != nil && s.IngestedAt != nil && s.CheckedAt.After(*s.IngestedAt) {
+				un = s // stored on one tick, found unchanged on a later one
+			}
+		}
+		if un.SnapshotID != "" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if un.SnapshotID == "" || un.Rows != 1003 {
+		t.Fatalf("after scheduled syncs the UN list is %+v; want 1003 rows, stored once and checked again", un)
+	}
+	srv.mu.Lock()
+	full, notMod := srv.full["/un/un_consolidated.xml"], srv.notMod["/un/un_consolidated.xml"]
+	srv.mu.Unlock()
+	if full != 1 || notMod < 1 {
+		t.Errorf("UN file fetched whole %d times and answered 304 %d times; want once, then 304s", full, notMod)
+	}
+	g, err := graphdb.Open(context.Background(), graphdb.Config(neo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close(context.Background())
+	if links, err := g.SanctionsLinks(context.Background(), "un:TAi.034"); err != nil || len(links) == 0 {
+		t.Errorf("the scheduled sync did not load the UN links into the graph: %v, %v", links, err)
+	}
 }
