@@ -90,6 +90,13 @@ func (t *Table) Resolve(s string) (Country, bool) {
 			return t.all[i], true
 		}
 	}
+	return t.ResolveName(s)
+}
+
+// ResolveName returns the jurisdiction s names by name, alias or slug only,
+// never as an ISO code, or false when it names none: for free text, where
+// "no", "in" or "and" are words, not Norway, India or Andorra.
+func (t *Table) ResolveName(s string) (Country, bool) {
 	if i, ok := t.byName[Normalize(s)]; ok {
 		return t.all[i], true
 	}

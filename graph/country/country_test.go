@@ -77,6 +77,19 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+func TestResolveName(t *testing.T) {
+	for in, want := range map[string]string{"Russia": "RU", "UK": "GB", "USA": "US", "Lao": "LA", "U.K.": "GB"} {
+		if got, ok := Default().ResolveName(in); !ok || got.ISO2 != want {
+			t.Errorf("ResolveName(%q) = %q, %v; want %q", in, got.ISO2, ok, want)
+		}
+	}
+	for _, in := range []string{"ru", "RUS", "no", "in", "and", "na", "can"} {
+		if got, ok := Default().ResolveName(in); ok {
+			t.Errorf("ResolveName(%q) = %q: a code is not a name", in, got.ISO2)
+		}
+	}
+}
+
 // Every ISO 3166-1 entry is covered (or deliberately excluded), with the
 // right alpha-3, and its official ISO name resolves to it.
 func TestAgainstISO3166(t *testing.T) {

@@ -4,53 +4,71 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/tradecompliance/compliance/graph/country"
 )
 
 // CountryCode returns the ISO 3166-1 alpha-2 code of a country named in
-// any of the ways the official lists write it: the ISO short name, common
-// and older names ("Burma", "Korea, North", "Iran (Islamic Republic of)"),
-// demonyms ("Iranian", "Afghan") or the code itself. Kosovo is XK, as the
-// lists use it. It reports false for anything else ("undetermined",
-// "former Soviet Union").
+// any of the ways the official lists write it. Names, aliases and older
+// names ("Burma", "Korea, North", "Iran (Islamic Republic of)") resolve
+// through graph/country, the one country-name table; this file adds only
+// what that table does not and should not know: nationality adjectives
+// ("Iranian", "Afghan"), the regions and former states the lists name for a
+// country ("Region: Gaza", "Crimea", "Serbia and Montenegro"), the ISO
+// territories graph/country excludes ("Svalbard and Jan Mayen"), and the
+// list formats: a "Region:" prefix, a parenthesised remark ("Pakistan
+// (location as at May 2008)"), comma inversion ("Isle of Man" as "Man, Isle
+// of") and "possibly X". Kosovo is XK, as the lists use it. A bare code is
+// not a name here ("na", "no", "in" are words); it reports false for
+// anything else ("undetermined", "former Soviet Union").
 func CountryCode(name string) (string, bool) {
-	countriesOnce.Do(loadCountries)
-	key := countryKey(name)
+	key := country.Normalize(name)
 	if key == "" {
 		return "", false
 	}
-	if c, ok := countryByKey[key]; ok {
+	if c, ok := lookupCountry(name); ok {
 		return c, true
 	}
 	// "Region: Gaza", "Pakistan (location as at May 2008)", "Congo, Democratic Republic of the".
 	s := strings.TrimSpace(name)
 	if i := strings.Index(s, ":"); i >= 0 {
-		if c, ok := countryByKey[countryKey(s[i+1:])]; ok {
+		if c, ok := lookupCountry(s[i+1:]); ok {
 			return c, true
 		}
 	}
 	if i := strings.Index(s, "("); i > 0 {
-		if c, ok := countryByKey[countryKey(s[:i])]; ok {
+		if c, ok := lookupCountry(s[:i]); ok {
 			return c, true
 		}
 	}
 	if i := strings.Index(s, ","); i > 0 {
-		if c, ok := countryByKey[countryKey(s[i+1:]+" "+s[:i])]; ok {
+		if c, ok := lookupCountry(s[i+1:] + " " + s[:i]); ok {
 			return c, true
 		}
 	}
 	for _, p := range []string{"possibly ", "probably ", "reportedly ", "formerly "} {
-		if strings.HasPrefix(key, strings.TrimSpace(p)+" ") {
+		if strings.HasPrefix(key, p) {
 			return CountryCode(s[len(p):])
 		}
 	}
 	return "", false
 }
 
+// lookupCountry resolves a whole name: by name through graph/country first,
+// then through the residual table below.
+func lookupCountry(name string) (string, bool) {
+	if c, ok := country.Default().ResolveName(name); ok {
+		return c.ISO2, true
+	}
+	countriesOnce.Do(loadCountries)
+	c, ok := countryByKey[country.Normalize(name)]
+	return c, ok
+}
+
 // ISOCode returns code upper-cased when it is an ISO 3166-1 alpha-2 code
 // (or XK); the EU's "UK" and "EL" become GB and GR. It reports false for
 // anything else, such as the EU's "00" (unknown).
 func ISOCode(code string) (string, bool) {
-	countriesOnce.Do(loadCountries)
 	c := strings.ToUpper(strings.TrimSpace(code))
 	switch c {
 	case "UK":
@@ -58,7 +76,14 @@ func ISOCode(code string) (string, bool) {
 	case "EL":
 		return "GR", true
 	}
-	if len(c) == 2 && countryCodes[c] {
+	if len(c) != 2 {
+		return "", false
+	}
+	if k, ok := country.Default().Resolve(c); ok && k.ISO2 == c {
+		return c, true
+	}
+	countriesOnce.Do(loadCountries)
+	if countryCodes[c] {
 		return c, true
 	}
 	return "", false
@@ -99,330 +124,232 @@ var reCountrySplit = regexp.MustCompile(`\s*(?:;|,|/|\(\d+\)|\b[a-z]\)|\bor\b|&)
 
 var (
 	countriesOnce sync.Once
-	countryByKey  map[string]string
-	countryCodes  map[string]bool
+	countryByKey  map[string]string // country.Normalize(name) -> code, for the residual table
+	countryCodes  map[string]bool   // the codes of the territories graph/country excludes
 )
 
 func loadCountries() {
-	countryByKey = make(map[string]string, 1024)
-	countryCodes = make(map[string]bool, 256)
-	for _, line := range strings.Split(countryTable, "\n") {
-		code, names, ok := strings.Cut(line, " ")
-		if !ok {
-			continue
-		}
-		countryCodes[code] = true
-		for _, n := range strings.Split(names, "|") {
-			countryByKey[countryKey(n)] = code
-		}
-	}
-}
-
-// countryKey folds a country name for lookup: lower case, Latin accents
-// removed, "&" read as "and", punctuation dropped, a leading "the" and
-// "Republic of" variants kept as they are.
-func countryKey(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := true
-	for _, r := range s {
-		r = foldLatin(r)
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-			space = false
-		case r >= 'A' && r <= 'Z':
-			b.WriteRune(r + ('a' - 'A'))
-			space = false
-		case r == '&':
-			if !space {
-				b.WriteByte(' ')
+	countryByKey = make(map[string]string, 256)
+	countryCodes = make(map[string]bool, 16)
+	for _, table := range []string{excludedTerritories, nationalities, listRegions} {
+		for _, line := range strings.Split(table, "\n") {
+			code, names, ok := strings.Cut(line, " ")
+			if !ok {
+				continue
 			}
-			b.WriteString("and ")
-			space = true
-		case r == '\'' || r == '’' || r == '.':
-			// "People's", "U.S.": dropped without a space
-		default:
-			if !space {
-				b.WriteByte(' ')
-				space = true
+			for _, n := range strings.Split(names, "|") {
+				countryByKey[country.Normalize(n)] = code
 			}
 		}
 	}
-	k := strings.TrimSpace(b.String())
-	k = strings.TrimPrefix(k, "the ")
-	return k
-}
-
-// foldLatin maps the accented Latin letters country names use to their base letter.
-func foldLatin(r rune) rune {
-	if r < 0xC0 {
-		return r
+	for _, line := range strings.Split(excludedTerritories, "\n") {
+		countryCodes[line[:2]] = true
 	}
-	if f, ok := latinFold[r]; ok {
-		return f
-	}
-	return r
 }
 
-var latinFold = map[rune]rune{
-	'À': 'A', 'Á': 'A', 'Â': 'A', 'Ã': 'A', 'Ä': 'A', 'Å': 'A', 'Ç': 'C', 'È': 'E', 'É': 'E', 'Ê': 'E', 'Ë': 'E',
-	'Ì': 'I', 'Í': 'I', 'Î': 'I', 'Ï': 'I', 'Ñ': 'N', 'Ò': 'O', 'Ó': 'O', 'Ô': 'O', 'Õ': 'O', 'Ö': 'O', 'Ø': 'O',
-	'Ù': 'U', 'Ú': 'U', 'Û': 'U', 'Ü': 'U', 'Ý': 'Y', 'à': 'a', 'á': 'a', 'â': 'a', 'ã': 'a', 'ä': 'a', 'å': 'a',
-	'ç': 'c', 'è': 'e', 'é': 'e', 'ê': 'e', 'ë': 'e', 'ì': 'i', 'í': 'i', 'î': 'i', 'ï': 'i', 'ñ': 'n', 'ò': 'o',
-	'ó': 'o', 'ô': 'o', 'õ': 'o', 'ö': 'o', 'ø': 'o', 'ù': 'u', 'ú': 'u', 'û': 'u', 'ü': 'u', 'ý': 'y', 'ÿ': 'y',
-}
+// The residual tables: each line is a code, a space and names separated by
+// "|". Every other country name resolves through graph/country; a name
+// graph/country already resolves to the same code does not belong here.
 
-// countryTable lists each ISO 3166-1 alpha-2 code (and XK, Kosovo) with its
-// ISO short name first, then the other names, older names and demonyms the
-// official lists use, separated by "|".
-const countryTable = `AF Afghanistan|Afghan
-AX Åland Islands
-AL Albania|Albanian
-DZ Algeria|Algerian
-AS American Samoa
-AD Andorra|Andorran
-AO Angola|Angolan
-AI Anguilla
+// excludedTerritories are the 15 ISO 3166-1 territories graph/country leaves
+// out of its 235 jurisdictions (no permanent population, or trade wholly
+// under another state's regime). The lists still name some of them (an
+// address on Svalbard, a vessel flagged "Antarctica"), so ingest keeps
+// their names and codes to record them as written.
+const excludedTerritories = `AX Åland Islands
 AQ Antarctica
-AG Antigua and Barbuda|Antigua
-AR Argentina|Argentine|Argentinian
-AM Armenia|Armenian
-AW Aruba
-AU Australia|Australian
-AT Austria|Austrian
-AZ Azerbaijan|Azerbaijani|Azeri
-BS Bahamas|Bahamas, The|The Bahamas
-BH Bahrain|Bahraini
-BD Bangladesh|Bangladeshi
-BB Barbados|Barbadian
-BY Belarus|Belarusian|Belarussian|Byelorussia
-BE Belgium|Belgian
-BZ Belize|Belizean
-BJ Benin|Beninese
-BM Bermuda
-BT Bhutan
-BO Bolivia, Plurinational State of|Bolivia|Bolivian
-BQ Bonaire, Sint Eustatius and Saba|Bonaire
-BA Bosnia and Herzegovina|Bosnia-Herzegovina|Bosnian
-BW Botswana|Motswana|Botswanan
 BV Bouvet Island
-BR Brazil|Brazilian
 IO British Indian Ocean Territory
-BN Brunei Darussalam|Brunei
-BG Bulgaria|Bulgarian
-BF Burkina Faso|Burkinabe
-BI Burundi|Burundian
-CV Cabo Verde|Cape Verde
-KH Cambodia|Cambodian
-CM Cameroon|Cameroonian
-CA Canada|Canadian
-KY Cayman Islands
-CF Central African Republic|Central African
-TD Chad|Chadian
-CL Chile|Chilean
-CN China|Chinese|People's Republic of China|PRC
 CX Christmas Island
 CC Cocos (Keeling) Islands|Cocos Islands
-CO Colombia|Colombian
-KM Comoros|Comorian
-CG Congo|Congo, Republic of the|Republic of the Congo|Congo-Brazzaville|Congo (Brazzaville)
-CD Congo, Democratic Republic of the|Democratic Republic of the Congo|Congo, Democratic Republic of|Congo (Democratic Republic)|DR Congo|DRC|Congo-Kinshasa|Congo (Kinshasa)|Zaire|Congo, Democratic Republic of (was Zaire)
-CK Cook Islands
-CR Costa Rica|Costa Rican
-CI Côte d'Ivoire|Cote d'Ivoire|Cote d Ivoire|Ivory Coast|Ivorian
-HR Croatia|Croatian
-CU Cuba|Cuban
-CW Curaçao|Curacao
-CY Cyprus|Cypriot
-CZ Czechia|Czech Republic|Czech
-DK Denmark|Danish
-DJ Djibouti|Djiboutian
-DM Dominica
-DO Dominican Republic
-EC Ecuador|Ecuadorian
-EG Egypt|Egyptian
-SV El Salvador|Salvadoran
-GQ Equatorial Guinea|Equatorial Guinean
-ER Eritrea|Eritrean
-EE Estonia|Estonian
-SZ Eswatini|Swaziland
-ET Ethiopia|Ethiopian
-FK Falkland Islands (Malvinas)|Falkland Islands
-FO Faroe Islands
-FJ Fiji|Fijian
-FI Finland|Finnish
-FR France|French
-GF French Guiana
-PF French Polynesia
 TF French Southern Territories
-GA Gabon|Gabonese
-GM Gambia|The Gambia|Gambia, The|Gambian
-GE Georgia|Georgian
-DE Germany|German|Federal Republic of Germany
-GH Ghana|Ghanaian
-GI Gibraltar
-GR Greece|Greek
-GL Greenland
-GD Grenada
-GP Guadeloupe
-GU Guam
-GT Guatemala|Guatemalan
-GG Guernsey
-GN Guinea|Guinean
-GW Guinea-Bissau|Guinea Bissau
-GY Guyana|Guyanese
-HT Haiti|Haitian
 HM Heard Island and McDonald Islands
-VA Holy See|Vatican|Vatican City
-HN Honduras|Honduran
-HK Hong Kong|Hong Kong SAR|China, Hong Kong Special Administrative Region|Hong Kong, China|Hong Kong Special Administrative Region
-HU Hungary|Hungarian
-IS Iceland|Icelandic
-IN India|Indian
-ID Indonesia|Indonesian
-IR Iran, Islamic Republic of|Iran|Iranian|Iran (Islamic Republic of)|Islamic Republic of Iran|Persia
-IQ Iraq|Iraqi
-IE Ireland|Irish
-IM Isle of Man|Man, Isle of
-IL Israel|Israeli
-IT Italy|Italian
-JM Jamaica|Jamaican
-JP Japan|Japanese
-JE Jersey
-JO Jordan|Jordanian
-KZ Kazakhstan|Kazakh|Kazakhstani
-KE Kenya|Kenyan
-KI Kiribati
-KP Korea, Democratic People's Republic of|North Korea|Korea, North|Democratic People's Republic of Korea|Democratic People's Republic of Korea (North Korea)|DPRK|North Korean|Korea (Democratic People's Republic of)|Korea, Democratic People's Republic
-KR Korea, Republic of|South Korea|Korea, South|Republic of Korea|South Korean|Korea (Republic of)
-KW Kuwait|Kuwaiti
-KG Kyrgyzstan|Kyrgyz|Kyrgyz Republic|Kirghizia
-LA Lao People's Democratic Republic|Laos|Lao|Lao PDR
-LV Latvia|Latvian
-LB Lebanon|Lebanese
-LS Lesotho|Basotho
-LR Liberia|Liberian
-LY Libya|Libyan|Libyan Arab Jamahiriya
-LI Liechtenstein|Liechtensteiner
-LT Lithuania|Lithuanian
-LU Luxembourg|Luxembourgish
-MO Macao|Macau|Macao SAR|China, Macao Special Administrative Region
-MG Madagascar|Malagasy
-MW Malawi|Malawian
-MY Malaysia|Malaysian
-MV Maldives|Maldivian
-ML Mali|Malian|Northern Mali
-MT Malta|Maltese
-MH Marshall Islands
-MQ Martinique
-MR Mauritania|Mauritanian
-MU Mauritius|Mauritian
-YT Mayotte
-MX Mexico|Mexican
-FM Micronesia, Federated States of|Micronesia
-MD Moldova, Republic of|Moldova|Moldovan|Republic of Moldova
-MC Monaco|Monegasque
-MN Mongolia|Mongolian
-ME Montenegro|Montenegrin
-MS Montserrat
-MA Morocco|Moroccan
-MZ Mozambique|Mozambican
-MM Myanmar|Burma|Burmese|Myanmar (Burma)
-NA Namibia|Namibian
-NR Nauru
-NP Nepal|Nepalese|Nepali
-NL Netherlands, Kingdom of the|Netherlands|The Netherlands|Holland|Dutch
-NC New Caledonia
-NZ New Zealand|New Zealander
-NI Nicaragua|Nicaraguan
-NE Niger|Nigerien
-NG Nigeria|Nigerian
-NU Niue
 NF Norfolk Island
-MK North Macedonia|Macedonia|North Macedonia, The Republic of|Republic of North Macedonia|The former Yugoslav Republic of Macedonia|Macedonian
-MP Northern Mariana Islands
-NO Norway|Norwegian
-OM Oman|Omani
-PK Pakistan|Pakistani
-PW Palau
-PS Palestine, State of|Palestine|State of Palestine|Palestinian|Palestinian Territories|Occupied Palestinian Territories|Occupied Palestinian Territory|Gaza|Gaza Strip|West Bank|North Gaza|Northern Gaza|Palestinian Territory, Occupied
-PA Panama|Panamanian
-PG Papua New Guinea|Papua New Guinean
-PY Paraguay|Paraguayan
-PE Peru|Peruvian
-PH Philippines|Filipino|Philippine
 PN Pitcairn
-PL Poland|Polish
-PT Portugal|Portuguese
-PR Puerto Rico
-QA Qatar|Qatari
-RE Réunion|Reunion
-RO Romania|Romanian
-RU Russian Federation|Russia|Russian|Russian Federation (the)
-RW Rwanda|Rwandan
-BL Saint Barthélemy|Saint Barthelemy
-SH Saint Helena, Ascension and Tristan da Cunha|Saint Helena
-KN Saint Kitts and Nevis|St. Kitts and Nevis|Saint Kitts
-LC Saint Lucia|St. Lucia
 MF Saint Martin (French part)|Saint Martin
-PM Saint Pierre and Miquelon
-VC Saint Vincent and the Grenadines|St. Vincent and the Grenadines
-WS Samoa
-SM San Marino|Sammarinese
-ST Sao Tome and Principe|Sao Tome
-SA Saudi Arabia|Saudi|Saudi Arabian|Kingdom of Saudi Arabia
-SN Senegal|Senegalese
-RS Serbia|Serbian|Serbia and Montenegro
-SC Seychelles|Seychellois
-SL Sierra Leone|Sierra Leonean
-SG Singapore|Singaporean
-SX Sint Maarten (Dutch part)|Sint Maarten
-SK Slovakia|Slovak Republic|Slovak
-SI Slovenia|Slovenian
-SB Solomon Islands
-SO Somalia|Somali
-ZA South Africa|South African
 GS South Georgia and the South Sandwich Islands
-SS South Sudan|South Sudanese
-ES Spain|Spanish
-LK Sri Lanka|Sri Lankan
-SD Sudan|Sudanese
-SR Suriname|Surinamese
 SJ Svalbard and Jan Mayen
-SE Sweden|Swedish
-CH Switzerland|Swiss
-SY Syrian Arab Republic|Syria|Syrian
-TW Taiwan, Province of China|Taiwan|Taiwanese|Republic of China
-TJ Tajikistan|Tajik|Tajikistani
-TZ Tanzania, United Republic of|Tanzania|United Republic of Tanzania|Tanzanian
-TH Thailand|Thai
-TL Timor-Leste|East Timor
-TG Togo|Togolese
 TK Tokelau
-TO Tonga
-TT Trinidad and Tobago|Trinidad
-TN Tunisia|Tunisian
-TR Türkiye|Turkey|Turkish|Republic of Turkiye
-TM Turkmenistan|Turkmen
-TC Turks and Caicos Islands
-TV Tuvalu
-UG Uganda|Ugandan
-UA Ukraine|Ukrainian|Crimea
-AE United Arab Emirates|UAE|Emirati|U.A.E.
-GB United Kingdom of Great Britain and Northern Ireland|United Kingdom|UK|U.K.|Great Britain|Britain|British|England|Scotland|Wales|Northern Ireland
-US United States of America|United States|USA|U.S.A.|US|U.S.|American
-UM United States Minor Outlying Islands
-UY Uruguay|Uruguayan
-UZ Uzbekistan|Uzbek|Uzbekistani
-VU Vanuatu
-VE Venezuela, Bolivarian Republic of|Venezuela|Venezuelan|Bolivarian Republic of Venezuela
-VN Viet Nam|Vietnam|Vietnamese|Viet Nam (the)
-VG Virgin Islands (British)|British Virgin Islands|Virgin Islands, British|BVI
-VI Virgin Islands (U.S.)|US Virgin Islands|Virgin Islands, U.S.
-WF Wallis and Futuna
-EH Western Sahara
-YE Yemen|Yemeni
-ZM Zambia|Zambian
-ZW Zimbabwe|Zimbabwean
-XK Kosovo|Kosovar`
+UM United States Minor Outlying Islands`
+
+// nationalities are the nationality adjectives and demonyms the lists use
+// for "citizenship" and "nationality" ("Iranian", "Afghan"): not country
+// names, so not graph/country's business.
+const nationalities = `AF Afghan
+AL Albanian
+DZ Algerian
+AD Andorran
+AO Angolan
+AR Argentine|Argentinian
+AM Armenian
+AU Australian
+AT Austrian
+AZ Azerbaijani|Azeri
+BH Bahraini
+BD Bangladeshi
+BB Barbadian
+BY Belarusian|Belarussian
+BE Belgian
+BZ Belizean
+BJ Beninese
+BO Bolivian
+BA Bosnian
+BW Motswana|Botswanan
+BR Brazilian
+BG Bulgarian
+BF Burkinabe
+BI Burundian
+KH Cambodian
+CM Cameroonian
+CA Canadian
+CF Central African
+TD Chadian
+CL Chilean
+CN Chinese
+CO Colombian
+KM Comorian
+CR Costa Rican
+CI Ivorian
+HR Croatian
+CU Cuban
+CY Cypriot
+CZ Czech
+DK Danish
+DJ Djiboutian
+EC Ecuadorian
+EG Egyptian
+SV Salvadoran
+GQ Equatorial Guinean
+ER Eritrean
+EE Estonian
+ET Ethiopian
+FJ Fijian
+FI Finnish
+FR French
+GA Gabonese
+GM Gambian
+GE Georgian
+DE German
+GH Ghanaian
+GR Greek
+GT Guatemalan
+GN Guinean
+GY Guyanese
+HT Haitian
+HN Honduran
+HU Hungarian
+IS Icelandic
+IN Indian
+ID Indonesian
+IR Iranian
+IQ Iraqi
+IE Irish
+IL Israeli
+IT Italian
+JM Jamaican
+JP Japanese
+JO Jordanian
+KZ Kazakh|Kazakhstani
+KE Kenyan
+KP North Korean
+KR South Korean
+KW Kuwaiti
+KG Kyrgyz
+LV Latvian
+LB Lebanese
+LS Basotho
+LR Liberian
+LY Libyan
+LI Liechtensteiner
+LT Lithuanian
+LU Luxembourgish
+MG Malagasy
+MW Malawian
+MY Malaysian
+MV Maldivian
+ML Malian
+MT Maltese
+MR Mauritanian
+MU Mauritian
+MX Mexican
+MD Moldovan
+MC Monegasque
+MN Mongolian
+ME Montenegrin
+MA Moroccan
+MZ Mozambican
+MM Burmese
+NA Namibian
+NP Nepalese|Nepali
+NL Dutch
+NZ New Zealander
+NI Nicaraguan
+NE Nigerien
+NG Nigerian
+MK Macedonian
+NO Norwegian
+OM Omani
+PK Pakistani
+PS Palestinian
+PA Panamanian
+PG Papua New Guinean
+PY Paraguayan
+PE Peruvian
+PH Filipino|Philippine
+PL Polish
+PT Portuguese
+QA Qatari
+RO Romanian
+RU Russian
+RW Rwandan
+SM Sammarinese
+SA Saudi|Saudi Arabian
+SN Senegalese
+RS Serbian
+SC Seychellois
+SL Sierra Leonean
+SG Singaporean
+SK Slovak
+SI Slovenian
+SO Somali
+ZA South African
+SS South Sudanese
+ES Spanish
+LK Sri Lankan
+SD Sudanese
+SR Surinamese
+SE Swedish
+CH Swiss
+SY Syrian
+TW Taiwanese
+TJ Tajik|Tajikistani
+TZ Tanzanian
+TH Thai
+TG Togolese
+TN Tunisian
+TR Turkish
+TM Turkmen
+UG Ugandan
+UA Ukrainian
+AE Emirati
+GB British
+US American
+UY Uruguayan
+UZ Uzbek|Uzbekistani
+VE Venezuelan
+VN Vietnamese
+YE Yemeni
+ZM Zambian
+ZW Zimbabwean
+XK Kosovar`
+
+// listRegions are the regions and former states the lists give where a
+// country belongs: parts of a country ("Region: Gaza", "Crimea",
+// "Scotland") and "Serbia and Montenegro", recorded as Serbia, its legal
+// successor. graph/country resolves jurisdictions, not their regions or
+// predecessors, so they stay here.
+const listRegions = `ML Northern Mali
+PS Gaza|Gaza Strip|West Bank|North Gaza|Northern Gaza
+RS Serbia and Montenegro
+UA Crimea
+GB Scotland|Wales|Northern Ireland`

@@ -74,6 +74,12 @@ func TestCountryCode(t *testing.T) {
 		{"  afghan  ", "AF"},
 		{"Bosnia and Herzegovina", "BA"},
 		{"Trinidad & Tobago", "TT"},
+		{"Svalbard and Jan Mayen", "SJ"},
+		{"Crimea", "UA"},
+		{"Man, Isle of", "IM"},
+		{"possibly Syria", "SY"},
+		{"no", ""},
+		{"and", ""},
 		{"undetermined", ""},
 		{"na", ""},
 		{"-0-", ""},
@@ -108,7 +114,7 @@ func TestCountryCodes(t *testing.T) {
 }
 
 func TestISOCode(t *testing.T) {
-	tests := []struct{ in, want string }{{"ru", "RU"}, {"UK", "GB"}, {"EL", "GR"}, {"XK", "XK"}, {"00", ""}, {"ZZ", ""}, {"RUS", ""}}
+	tests := []struct{ in, want string }{{"ru", "RU"}, {"UK", "GB"}, {"EL", "GR"}, {"XK", "XK"}, {"SJ", "SJ"}, {"00", ""}, {"ZZ", ""}, {"RUS", ""}}
 	for _, tt := range tests {
 		if got, ok := ISOCode(tt.in); got != tt.want || ok != (tt.want != "") {
 			t.Errorf("ISOCode(%q) = %q, %v, want %q", tt.in, got, ok, tt.want)
