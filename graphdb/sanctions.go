@@ -3,6 +3,7 @@ package graphdb
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/tradecompliance/compliance/graph/sanctions"
 )
@@ -83,7 +84,7 @@ func (db *DB) ReplaceSanctionsList(ctx context.Context, snapshotID, list string,
 			"id": id, "list": list, "source_id": e.SourceID, "name": e.Name, "kind": string(e.Kind), "name_key": key,
 		})
 		for _, n := range append([]string{e.Name}, aliasNames(e)...) {
-			if k := sanctions.NormalizeKey(n); k != "" && !contains(byKey[k], id) {
+			if k := sanctions.NormalizeKey(n); k != "" && !slices.Contains(byKey[k], id) {
 				byKey[k] = append(byKey[k], id)
 			}
 		}
@@ -137,15 +138,6 @@ func aliasNames(e sanctions.Entry) []string {
 	return out
 }
 
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // LinkedEntry is an entry at the other end of a LINKED_TO edge.
 type LinkedEntry struct {
 	ID       string `json:"entity_id"`
@@ -195,7 +187,7 @@ func (db *DB) ListedByName(ctx context.Context, name string) ([]string, error) {
 	for _, r := range recs {
 		ids = append(ids, str(r.Get("id")))
 	}
-	sortStrings(ids)
+	slices.Sort(ids)
 	return ids, nil
 }
 

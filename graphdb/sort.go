@@ -13,5 +13,3 @@ func sortLinked(s []LinkedEntry) {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Quoted, b.Quoted))
 	})
 }
-
-func sortStrings(s []string) { slices.Sort(s) }
