@@ -30,6 +30,19 @@ type WebhookWorkerConfig struct {
 	Metrics     *WebhookMetrics  // nil: no metrics
 	Rand        func() float64   // the schedule's jitter; nil: math/rand
 	Now         func() time.Time // nil: time.Now
+	// Jobs are further job sets the same River client works (KYC
+	// re-screens, UBO builds...), each on its own queue.
+	Jobs []JobSet
+}
+
+// JobSet is a group of River workers on one queue that `compliance serve`
+// runs besides webhook deliveries. Job sets are made in this package (the
+// River types stay here): each surface adds a constructor returning one.
+type JobSet struct {
+	Queue      string
+	MaxWorkers int                          // per instance; 10 when zero
+	Add        func(w *river.Workers) error // registers the set's workers
+	Periodic   []*river.PeriodicJob         // scheduled jobs (run by the leader only)
 }
 
 // WebhookWorkers is the running delivery client.
@@ -71,9 +84,29 @@ func (db *DB) StartWebhookWorkers(ctx context.Context, cfg WebhookWorkerConfig) 
 	if err := river.AddWorkerSafely(workers, &deliveryWorker{db: db, cfg: cfg}); err != nil {
 		return nil, err
 	}
+	queues := map[string]river.QueueConfig{QueueWebhooks: {MaxWorkers: cfg.Workers}}
+	var periodic []*river.PeriodicJob
+	for _, js := range cfg.Jobs {
+		if js.Queue == "" || js.Add == nil {
+			return nil, errors.New("a job set needs a queue and workers")
+		}
+		if _, dup := queues[js.Queue]; dup {
+			return nil, fmt.Errorf("job queue %q configured twice", js.Queue)
+		}
+		if err := js.Add(workers); err != nil {
+			return nil, err
+		}
+		n := js.MaxWorkers
+		if n <= 0 {
+			n = 10
+		}
+		queues[js.Queue] = river.QueueConfig{MaxWorkers: n}
+		periodic = append(periodic, js.Periodic...)
+	}
 	jobTimeout := cfg.jobTimeout()
 	client, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{
-		Queues:            map[string]river.QueueConfig{QueueWebhooks: {MaxWorkers: cfg.Workers}},
+		Queues:            queues,
+		PeriodicJobs:      periodic,
 		Workers:           workers,
 		FetchCooldown:     fetchCooldown,
 		FetchPollInterval: fetchPollInterval,

@@ -1,0 +1,88 @@
+// Package cluster is the scam-cluster registry: verified-fraudulent
+// counterparty records with severity tiers, grouped by teardown group, the
+// exact-match entity check, and customer submissions.
+package cluster
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Severity is a cluster record's tier. Ordered confirmed > likely >
+// suspected. A suspected record is a publicly reported lead, not a
+// confirmed fraud.
+type Severity string
+
+const (
+	Confirmed Severity = "confirmed"
+	Likely    Severity = "likely"
+	Suspected Severity = "suspected"
+)
+
+// Severities lists the tiers from the highest down.
+var Severities = []Severity{Confirmed, Likely, Suspected}
+
+// Rank orders severities: confirmed 3, likely 2, suspected 1, anything
+// else 0.
+func (s Severity) Rank() int {
+	switch s {
+	case Confirmed:
+		return 3
+	case Likely:
+		return 2
+	case Suspected:
+		return 1
+	}
+	return 0
+}
+
+// Valid reports whether s is one of the three tiers.
+func (s Severity) Valid() bool { return s.Rank() > 0 }
+
+// Record is one entity of the registry.
+type Record struct {
+	ID         string    // uuid
+	Slug       string    // the entity's own slug, unique
+	EntityName string    // as published
+	Aliases    []string  // other names it trades under
+	Severity   Severity  //
+	Country    string    // ISO 3166-1 alpha-2, "" when unknown
+	Group      string    // teardown-group slug, "" for none
+	AddedAt    time.Time // UTC
+	Source     string    // where the record comes from (a public note; never a submitter)
+}
+
+// Normalize is the spec's check normalization: every character that is not
+// a letter or a digit is dropped and the rest is case folded. "Acme Oil &
+// Gas, Ltd." and "ACMEOILGASLTD" normalize alike.
+func Normalize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(unicode.ToUpper(r)))
+		}
+	}
+	return b.String()
+}
+
+// MinCheckChars is the fewest letters and digits a checked name may have
+// after normalization.
+const MinCheckChars = 2
+
+// CheckResult is the answer of an entity check.
+type CheckResult struct {
+	Matched         bool
+	Matches         []Record
+	HighestSeverity Severity // "" when nothing matched
+}
+
+// Checker answers the exact-match entity check: normalized name against
+// normalized names and aliases, never a substring; country, when not "",
+// restricts matches to records of that country (ISO alpha-2). It fails with
+// graph.Invalid("entity", ...) when the name has fewer than MinCheckChars
+// letters and digits.
+type Checker interface {
+	Check(ctx context.Context, entity, country string) (CheckResult, error)
+}
