@@ -34,15 +34,15 @@ var exampleTime = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
 // lists them: the spec's seven, then the service's own.
 var catalog = []EventType{
 	{
-		Name: graph.EventKYCRescreenCompleted, Title: "KYC re-screen completed",
-		Description: "A re-screen queued by POST /api/v1/kyc/rescreen (or the 90-day schedule) finishes.",
+		Name: graph.EventKYCRescreenCompleted, Title: "KYC re-screen completed", Live: true,
+		Description: "A re-screen queued by POST /api/v1/kyc/rescreen (or the 90-day schedule) finishes. status is match, no_match or degraded (not a clean screen).",
 		Example: KYCRescreenCompletedData{
-			ScreeningRunID: "3b1f8f2e-7d5c-4f0a-9a51-0c1e1f6b9a10", EntityName: "Example Trading FZE",
-			Status: "clear", HitCount: 0, ListsScreened: graph.ServiceCoverage().SanctionsLists, CompletedAt: exampleTime,
+			ScreeningRunID: "3b1f8f2e-7d5c-4f0a-9a51-0c1e1f6b9a10", EntityID: "0d9c8b7a-6f5e-4d3c-8b2a-1f0e9d8c7b6a",
+			EntityName: "Example Trading FZE", Status: "no_match", Verdict: "review", HitCount: 0, ListsScreened: graph.ServiceCoverage().SanctionsLists, CompletedAt: exampleTime,
 		},
 	},
 	{
-		Name: graph.EventKYCMatchDetected, Title: "KYC match detected",
+		Name: graph.EventKYCMatchDetected, Title: "KYC match detected", Live: true,
 		Description: "A re-screen (or screening) finds a sanctions hit. A hit is a lead for review, not a finding of fact.",
 		Example: KYCMatchDetectedData{
 			ScreeningRunID: "3b1f8f2e-7d5c-4f0a-9a51-0c1e1f6b9a10", EntityName: "Example Trading FZE",
@@ -140,12 +140,18 @@ func Lookup(name string) (EventType, bool) {
 
 // KYCRescreenCompletedData is the payload of kyc.rescreen_completed.
 type KYCRescreenCompletedData struct {
-	ScreeningRunID string    `json:"screening_run_id"`
-	EntityName     string    `json:"entity_name"`
-	Status         string    `json:"status"` // clear or match
-	HitCount       int       `json:"hit_count"`
-	ListsScreened  []string  `json:"lists_screened"`
-	CompletedAt    time.Time `json:"completed_at"`
+	ScreeningRunID string `json:"screening_run_id"`
+	EntityID       string `json:"entity_id"` // the dossier
+	EntityName     string `json:"entity_name"`
+	// Status is match (sanctions hits), no_match (every list screened,
+	// nothing found) or degraded (not every list could be screened: not a
+	// clean screen).
+	Status string `json:"status"`
+	// Verdict is the run's final verdict: fail, review or pass.
+	Verdict       string    `json:"verdict"`
+	HitCount      int       `json:"hit_count"`
+	ListsScreened []string  `json:"lists_screened"`
+	CompletedAt   time.Time `json:"completed_at"`
 }
 
 // KYCMatchDetectedData is the payload of kyc.match_detected.
