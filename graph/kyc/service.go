@@ -106,7 +106,7 @@ func (s *Service) Screen(ctx context.Context, memberID string, in Input) (Run, e
 	if err != nil {
 		return Run{}, err
 	}
-	run := Run{ID: graph.NewID(), MemberID: memberID, Kind: KindScreen, Status: RunRunning, Input: in, CreatedAt: s.now()}
+	run := Run{ID: graph.NewID(), MemberID: memberID, Kind: KindScreen, Status: RunRunning, Input: in, CreatedAt: s.now().Truncate(time.Microsecond)}
 	cl := s.runStep(ctx, run.ID, StepClusterBlocklist, in)
 	tr := s.runStep(ctx, run.ID, StepRegulatoryTradability, in)
 	ve := Initial(cl, tr)

@@ -1,0 +1,415 @@
+package relational
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/kyc"
+)
+
+var _ kyc.Store = (*DB)(nil)
+
+// QueueKYC is the River queue screening runs and the re-screen schedule
+// run on.
+const QueueKYC = "kyc"
+
+// ProgressChannel is the Postgres NOTIFY channel of run events; each
+// payload is "run_id:seq".
+const ProgressChannel = "pipeline"
+
+// kycRunArgs is the River job that runs a screening run's remaining steps.
+type kycRunArgs struct {
+	RunID string `json:"run_id"`
+}
+
+func (kycRunArgs) Kind() string { return "kyc_run" }
+
+func (kycRunArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueKYC, MaxAttempts: 25}
+}
+
+// kycDueArgs is the periodic job that queues the 90-day re-screens.
+type kycDueArgs struct{}
+
+func (kycDueArgs) Kind() string { return "kyc_rescreen_due" }
+
+func (kycDueArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueKYC, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
+}
+
+// KYCJobConfig configures the screening jobs of `compliance serve`.
+type KYCJobConfig struct {
+	// Execute runs a run's remaining steps (kyc.Service.Execute).
+	Execute  func(ctx context.Context, runID string) error
+	Workers  int              // concurrent runs per instance; 10 when zero
+	DueEvery time.Duration    // how often dossiers due for re-screen are queued; 1 h when zero
+	Now      func() time.Time // nil: time.Now
+}
+
+// KYCJobs returns the job set that runs screening runs and, on the
+// leader, queues the 90-day re-screens every cfg.DueEvery.
+func (db *DB) KYCJobs(cfg KYCJobConfig) JobSet {
+	if cfg.DueEvery <= 0 {
+		cfg.DueEvery = time.Hour
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return JobSet{
+		Queue:      QueueKYC,
+		MaxWorkers: cfg.Workers,
+		Add: func(w *river.Workers) error {
+			if err := river.AddWorkerSafely(w, &kycRunWorker{exec: cfg.Execute}); err != nil {
+				return err
+			}
+			return river.AddWorkerSafely(w, &kycDueWorker{db: db, now: cfg.Now})
+		},
+		Periodic: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.DueEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return kycDueArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true})},
+	}
+}
+
+type kycRunWorker struct {
+	river.WorkerDefaults[kycRunArgs]
+	exec func(ctx context.Context, runID string) error
+}
+
+func (w *kycRunWorker) Timeout(*river.Job[kycRunArgs]) time.Duration { return 5 * time.Minute }
+
+func (w *kycRunWorker) Work(ctx context.Context, job *river.Job[kycRunArgs]) error {
+	err := w.exec(ctx, job.Args.RunID)
+	if graph.ErrorCode(err) == graph.CodeNotFound {
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+type kycDueWorker struct {
+	river.WorkerDefaults[kycDueArgs]
+	db  *DB
+	now func() time.Time
+}
+
+func (w *kycDueWorker) Work(ctx context.Context, job *river.Job[kycDueArgs]) error {
+	_, err := w.db.QueueDueRescreens(ctx, w.now())
+	return err
+}
+
+// QueueDueRescreens queues a scheduled re-screen, with its job, for every
+// dossier last screened more than 90 days before now that has no
+// unfinished scheduled re-screen, and returns how many it queued.
+func (db *DB) QueueDueRescreens(ctx context.Context, now time.Time) (int, error) {
+	n := 0
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `
+			INSERT INTO kyc_runs (id, member_id, entity_id, kind, status, input, verdict, verdict_reasoning, created_at)
+			SELECT gen_random_uuid(), d.member_id, d.entity_id, 'scheduled', 'queued',
+				jsonb_build_object('company_name', d.company_name, 'country', d.country, 'product', d.product,
+					'directors', to_jsonb(d.directors), 'metadata', d.metadata),
+				'pending', $2, $1
+			FROM kyc_dossiers d
+			WHERE d.last_screened_at < $1::timestamptz - $3::interval
+			ON CONFLICT (entity_id) WHERE kind = 'scheduled' AND status <> 'completed' DO NOTHING
+			RETURNING id::text`, now.UTC(), queuedReasoning, kyc.RescreenEvery)
+		if err != nil {
+			return fmt.Errorf("queue due re-screens: %w", err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("queue due re-screens: %w", err)
+		}
+		n = len(ids)
+		return db.enqueueRuns(ctx, tx, ids...)
+	})
+	return n, err
+}
+
+const queuedReasoning = "pending: the re-screen is queued; no step has run yet. Not a clearance."
+
+// enqueueRuns inserts the River jobs of runs in tx.
+func (db *DB) enqueueRuns(ctx context.Context, tx pgx.Tx, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	ins, err := db.inserter()
+	if err != nil {
+		return err
+	}
+	params := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		params[i] = river.InsertManyParams{Args: kycRunArgs{RunID: id}}
+	}
+	if _, err := ins.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("enqueue runs: %w", err)
+	}
+	return nil
+}
+
+// CreateRun upserts the run's dossier, stores the run and its first steps,
+// and enqueues its job, in one transaction.
+func (db *DB) CreateRun(ctx context.Context, run *kyc.Run, done []kyc.StepResult) error {
+	in := run.Input
+	input, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `
+			INSERT INTO kyc_dossiers (entity_id, member_id, name_key, company_name, country, product, directors, metadata, created_at)
+			VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT (member_id, name_key) DO UPDATE SET company_name = EXCLUDED.company_name,
+				product = EXCLUDED.product, directors = EXCLUDED.directors, metadata = EXCLUDED.metadata
+			RETURNING entity_id::text`,
+			run.MemberID, kyc.NameKey(in), in.CompanyName, in.Country, in.Product, in.Directors, in.Metadata, run.CreatedAt).Scan(&run.EntityID)
+		if err != nil {
+			return fmt.Errorf("upsert dossier: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO kyc_runs (id, member_id, entity_id, kind, status, input, initial_verdict, verdict, verdict_reasoning, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			run.ID, run.MemberID, run.EntityID, run.Kind, run.Status, input, string(run.InitialVerdict), string(run.Verdict), run.VerdictReasoning, run.CreatedAt); err != nil {
+			return fmt.Errorf("insert run: %w", err)
+		}
+		for i := range done {
+			s, err := appendStepTx(ctx, tx, done[i])
+			if err != nil {
+				return err
+			}
+			done[i] = s
+		}
+		return db.enqueueRuns(ctx, tx, run.ID)
+	})
+}
+
+// QueueRescreen stores a queued run over the dossier's input and enqueues
+// its job.
+func (db *DB) QueueRescreen(ctx context.Context, memberID, entityID, kind string, at time.Time) (kyc.Run, error) {
+	var run kyc.Run
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		var d kyc.Dossier
+		err := tx.QueryRow(ctx, `SELECT member_id::text, company_name, country, product, directors, metadata
+			FROM kyc_dossiers WHERE entity_id = $1`, entityID).Scan(&d.MemberID, &d.CompanyName, &d.Country, &d.Product, &d.Directors, &d.Metadata)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return graph.Errorf(graph.CodeNotFound, "no such dossier")
+		}
+		if err != nil {
+			return fmt.Errorf("rescreen: %w", err)
+		}
+		if d.MemberID != memberID {
+			return graph.Errorf(graph.CodeForbidden, "the dossier belongs to another member")
+		}
+		run = kyc.Run{ID: graph.NewID(), MemberID: memberID, EntityID: entityID, Kind: kind, Status: kyc.RunQueued,
+			Verdict: kyc.VerdictPending, VerdictReasoning: queuedReasoning, Input: d.Input(), CreatedAt: at.UTC().Truncate(time.Microsecond)}
+		input, err := json.Marshal(run.Input)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO kyc_runs (id, member_id, entity_id, kind, status, input, verdict, verdict_reasoning, created_at)
+			VALUES ($1, $2, $3, $4, 'queued', $5, 'pending', $6, $7)`, run.ID, memberID, entityID, kind, input, run.VerdictReasoning, run.CreatedAt); err != nil {
+			return fmt.Errorf("insert run: %w", err)
+		}
+		return db.enqueueRuns(ctx, tx, run.ID)
+	})
+	return run, err
+}
+
+const runColumns = `id::text, member_id::text, entity_id::text, kind, status, input, initial_verdict, verdict, verdict_reasoning, created_at, completed_at`
+
+func scanRun(row pgx.Row) (kyc.Run, error) {
+	var r kyc.Run
+	var input []byte
+	var initial, verdict string
+	err := row.Scan(&r.ID, &r.MemberID, &r.EntityID, &r.Kind, &r.Status, &input, &initial, &verdict, &r.VerdictReasoning, &r.CreatedAt, &r.CompletedAt)
+	if err != nil {
+		return r, err
+	}
+	r.InitialVerdict, r.Verdict = kyc.Verdict(initial), kyc.Verdict(verdict)
+	r.CreatedAt = r.CreatedAt.UTC()
+	if r.CompletedAt != nil {
+		t := r.CompletedAt.UTC()
+		r.CompletedAt = &t
+	}
+	if err := json.Unmarshal(input, &r.Input); err != nil {
+		return r, fmt.Errorf("run input: %w", err)
+	}
+	if r.Input.Directors == nil {
+		r.Input.Directors = []string{}
+	}
+	return r, nil
+}
+
+// WorkRun returns a run with its logged steps, marking a queued run running.
+func (db *DB) WorkRun(ctx context.Context, runID string) (kyc.Run, error) {
+	r, err := scanRun(db.Pool.QueryRow(ctx, `UPDATE kyc_runs SET status = CASE WHEN status = 'queued' THEN 'running' ELSE status END
+		WHERE id = $1 RETURNING `+runColumns, runID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, graph.Errorf(graph.CodeNotFound, "no such screening run")
+	}
+	if err != nil {
+		return r, fmt.Errorf("work run: %w", err)
+	}
+	r.Steps, err = db.RunSteps(ctx, runID, 0)
+	return r, err
+}
+
+// Run returns the member's run with its logged steps.
+func (db *DB) Run(ctx context.Context, memberID, runID string) (kyc.Run, error) {
+	r, err := scanRun(db.Pool.QueryRow(ctx, `SELECT `+runColumns+` FROM kyc_runs WHERE id = $1 AND member_id = $2`, runID, memberID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, graph.Errorf(graph.CodeNotFound, "no such screening run")
+	}
+	if err != nil {
+		return r, fmt.Errorf("run: %w", err)
+	}
+	r.Steps, err = db.RunSteps(ctx, runID, 0)
+	return r, err
+}
+
+const stepColumns = `run_id::text, seq, step, status, started_at, finished_at, emitted_at, summary, payload`
+
+func scanStep(row pgx.Row) (kyc.StepResult, error) {
+	var s kyc.StepResult
+	var step, status string
+	var payload []byte
+	err := row.Scan(&s.RunID, &s.Seq, &step, &status, &s.StartedAt, &s.FinishedAt, &s.EmittedAt, &s.Summary, &payload)
+	s.Step, s.Status, s.Evidence = kyc.Step(step), kyc.Status(status), payload
+	s.StartedAt, s.FinishedAt, s.EmittedAt = s.StartedAt.UTC(), s.FinishedAt.UTC(), s.EmittedAt.UTC()
+	s.Final = s.Step == kyc.StepVerdict
+	return s, err
+}
+
+// RunSteps returns the run's logged steps with seq above after, in order.
+func (db *DB) RunSteps(ctx context.Context, runID string, after int) ([]kyc.StepResult, error) {
+	rows, err := db.Pool.Query(ctx, `SELECT `+stepColumns+` FROM kyc_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq`, runID, after)
+	if err != nil {
+		return nil, fmt.Errorf("run steps: %w", err)
+	}
+	defer rows.Close()
+	out := []kyc.StepResult{}
+	for rows.Next() {
+		s, err := scanStep(rows)
+		if err != nil {
+			return nil, fmt.Errorf("run steps: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// appendStepTx inserts a step unless its seq is logged, notifying
+// ProgressChannel when it does, and returns the step as logged.
+func appendStepTx(ctx context.Context, tx pgx.Tx, s kyc.StepResult) (kyc.StepResult, error) {
+	ev := s.Evidence
+	if len(ev) == 0 {
+		ev = json.RawMessage("null")
+	}
+	logged, err := scanStep(tx.QueryRow(ctx, `
+		INSERT INTO kyc_run_events (run_id, seq, step, status, started_at, finished_at, summary, payload)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (run_id, seq) DO NOTHING
+		RETURNING `+stepColumns, s.RunID, s.Seq, string(s.Step), string(s.Status), s.StartedAt, s.FinishedAt, s.Summary, ev))
+	if errors.Is(err, pgx.ErrNoRows) { // logged before (a retried job): keep the first
+		return scanStep(tx.QueryRow(ctx, `SELECT `+stepColumns+` FROM kyc_run_events WHERE run_id = $1 AND seq = $2`, s.RunID, s.Seq))
+	}
+	if err != nil {
+		return s, fmt.Errorf("append step: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, ProgressChannel, s.RunID+":"+strconv.Itoa(s.Seq)); err != nil {
+		return s, fmt.Errorf("notify step: %w", err)
+	}
+	return logged, nil
+}
+
+// AppendStep records a finished step and notifies subscribers, in one
+// transaction.
+func (db *DB) AppendStep(ctx context.Context, s kyc.StepResult) (kyc.StepResult, error) {
+	var logged kyc.StepResult
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		var err error
+		logged, err = appendStepTx(ctx, tx, s)
+		return err
+	})
+	return logged, err
+}
+
+// CompleteRun records the verdict step, the final verdict, the dossier's
+// screening time and the run's events, in one transaction.
+func (db *DB) CompleteRun(ctx context.Context, verdict kyc.StepResult, ve kyc.VerdictEvidence, events []graph.Event) error {
+	return pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		var status, entity string
+		err := tx.QueryRow(ctx, `SELECT status, entity_id::text FROM kyc_runs WHERE id = $1 FOR UPDATE`, verdict.RunID).Scan(&status, &entity)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return graph.Errorf(graph.CodeNotFound, "no such screening run")
+		}
+		if err != nil {
+			return fmt.Errorf("complete run: %w", err)
+		}
+		if status == kyc.RunCompleted {
+			return nil
+		}
+		logged, err := appendStepTx(ctx, tx, verdict)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE kyc_runs SET status = 'completed', verdict = $2, verdict_reasoning = $3, completed_at = $4 WHERE id = $1`,
+			verdict.RunID, string(ve.Verdict), ve.Reasoning, logged.FinishedAt); err != nil {
+			return fmt.Errorf("complete run: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE kyc_dossiers SET last_screened_at = greatest(coalesce(last_screened_at, $2), $2) WHERE entity_id = $1`,
+			entity, logged.FinishedAt); err != nil {
+			return fmt.Errorf("complete run: %w", err)
+		}
+		return db.publishTx(ctx, tx, events...)
+	})
+}
+
+// Dossier returns the member's dossier with its 20 latest runs.
+func (db *DB) Dossier(ctx context.Context, memberID, entityID string) (kyc.Dossier, error) {
+	var d kyc.Dossier
+	err := db.Pool.QueryRow(ctx, `SELECT entity_id::text, member_id::text, company_name, country, product, directors, metadata, created_at, last_screened_at
+		FROM kyc_dossiers WHERE entity_id = $1 AND member_id = $2`, entityID, memberID).Scan(
+		&d.EntityID, &d.MemberID, &d.CompanyName, &d.Country, &d.Product, &d.Directors, &d.Metadata, &d.CreatedAt, &d.LastScreenedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, graph.Errorf(graph.CodeNotFound, "no such dossier")
+	}
+	if err != nil {
+		return d, fmt.Errorf("dossier: %w", err)
+	}
+	d.CreatedAt = d.CreatedAt.UTC()
+	if d.LastScreenedAt != nil {
+		t := d.LastScreenedAt.UTC()
+		d.LastScreenedAt = &t
+	}
+	if d.Directors == nil {
+		d.Directors = []string{}
+	}
+	rows, err := db.Pool.Query(ctx, `SELECT id::text, kind, status, verdict, created_at, completed_at FROM kyc_runs
+		WHERE entity_id = $1 ORDER BY created_at DESC, id LIMIT 20`, entityID)
+	if err != nil {
+		return d, fmt.Errorf("dossier runs: %w", err)
+	}
+	defer rows.Close()
+	d.Runs = []kyc.RunSummary{}
+	for rows.Next() {
+		var r kyc.RunSummary
+		var verdict string
+		if err := rows.Scan(&r.ID, &r.Kind, &r.Status, &verdict, &r.CreatedAt, &r.CompletedAt); err != nil {
+			return d, fmt.Errorf("dossier runs: %w", err)
+		}
+		r.Verdict, r.CreatedAt = kyc.Verdict(verdict), r.CreatedAt.UTC()
+		if r.CompletedAt != nil {
+			t := r.CompletedAt.UTC()
+			r.CompletedAt = &t
+		}
+		d.Runs = append(d.Runs, r)
+	}
+	return d, rows.Err()
+}
