@@ -67,6 +67,13 @@ func (s *server) routes() []Route {
 		{Pattern: "GET /api/v1/sanctions/lists", Access: ProductionKey, Note: "each list's snapshot and freshness (extension)", handler: s.sanctionsLists},
 		{Pattern: "POST /api/v1/sanctions/search", Access: ProductionKey, Scope: "kyc", Note: "screen one name against the 8 lists (extension)", handler: s.sanctionsSearch},
 
+		// KYC screening (runs, dossiers, live progress).
+		{Pattern: "POST /api/v1/kyc/screen", Access: ProductionKey, Scope: "kyc", Limit: perMinute(30), Note: "7-step run; synchronous verdict fail, review or pending", handler: s.kycScreen},
+		{Pattern: "POST /api/v1/kyc/rescreen", Access: ProductionKey, Scope: "kyc", Limit: perMinute(30), Note: "202 queued; 403 another member's dossier", handler: s.kycRescreen},
+		{Pattern: "GET /api/v1/kyc/runs/{id}", Access: ProductionKey, Scope: "kyc", Note: "extension: the run with every step; 404 for another member's", handler: s.kycRun},
+		{Pattern: "GET /api/v1/kyc/runs/{id}/events", Access: ProductionKey, Scope: "kyc", Note: "extension: Server-Sent Events of pipeline:{id}, replay then live, ends after the verdict", handler: s.kycRunEvents},
+		{Pattern: "GET /api/v1/kyc/dossiers/{entity_id}", Access: ProductionKey, Scope: "kyc", Note: "extension: the dossier and its latest runs", handler: s.kycDossier},
+
 		{Pattern: "GET /api/v1/webhooks", Access: ProductionKey, Scope: "webhooks", Note: "the caller's subscriptions and valid_events", handler: s.listWebhooks},
 		{Pattern: "POST /api/v1/webhooks", Access: ProductionKey, Scope: "webhooks", Note: "secret shown once; at most 50 subscriptions per member", handler: s.createWebhook},
 		{Pattern: "DELETE /api/v1/webhooks/{id}", Access: ProductionKey, Scope: "webhooks", Note: "soft delete; id with or without wh_", handler: s.deleteWebhook},

@@ -34,6 +34,12 @@ type Config struct {
 	SanctionsSyncEvery time.Duration
 	// SanctionsReloadEvery is how often serve checks for a new snapshot.
 	SanctionsReloadEvery time.Duration
+	// KYCWorkers is how many screening runs this instance works at once;
+	// zero: none (another instance runs them, and the 90-day schedule).
+	KYCWorkers int
+	// KYCRescreenCheckEvery is how often the leader queues the dossiers
+	// due for their 90-day re-screen.
+	KYCRescreenCheckEvery time.Duration
 	// BenchNoAudit skips audit rows. It exists only so scripts/bench can
 	// measure the ceiling without auditing; never set it in service.
 	BenchNoAudit bool
@@ -43,18 +49,20 @@ type Config struct {
 // variable whose value cannot be parsed.
 func loadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
-		Port:                 8080,
-		BindAddr:             "127.0.0.1",
-		DatabaseURL:          "postgres://postgres@127.0.0.1:5432/compliance?sslmode=disable",
-		Neo4j:                graphdb.Config{URI: "bolt://127.0.0.1:7687", User: "neo4j"},
-		LogLevel:             slog.LevelInfo,
-		MaxBodyBytes:         1 << 20,
-		ShutdownTimeout:      20 * time.Second,
-		GraphQLMaxDepth:      12,
-		GraphQLMaxComplexity: 1000,
-		WebhookTimeout:       10 * time.Second,
-		WebhookWorkers:       100,
-		WebhookSchedule:      webhooks.DefaultSchedule,
+		Port:                  8080,
+		BindAddr:              "127.0.0.1",
+		DatabaseURL:           "postgres://postgres@127.0.0.1:5432/compliance?sslmode=disable",
+		Neo4j:                 graphdb.Config{URI: "bolt://127.0.0.1:7687", User: "neo4j"},
+		LogLevel:              slog.LevelInfo,
+		MaxBodyBytes:          1 << 20,
+		ShutdownTimeout:       20 * time.Second,
+		GraphQLMaxDepth:       12,
+		GraphQLMaxComplexity:  1000,
+		WebhookTimeout:        10 * time.Second,
+		WebhookWorkers:        100,
+		WebhookSchedule:       webhooks.DefaultSchedule,
+		KYCWorkers:            10,
+		KYCRescreenCheckEvery: time.Hour,
 	}
 	var errs []string
 	str := func(name string, dst *string) {
@@ -139,6 +147,15 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			c.SanctionsSyncEvery = d
 		}
 	}
+	num("KYC_WORKERS", &c.KYCWorkers, 0, 1000)
+	if v := getenv("KYC_RESCREEN_CHECK_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d > 24*time.Hour {
+			errs = append(errs, fmt.Sprintf("KYC_RESCREEN_CHECK_INTERVAL must be a duration from 1s to 24h such as 1h, got %q", v))
+		} else {
+			c.KYCRescreenCheckEvery = d
+		}
+	}
 	if v := getenv("COMPLIANCE_BENCH_NO_AUDIT"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -177,6 +194,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("WEBHOOK_RETRY_SCHEDULE", c.WebhookSchedule.String()),
 		slog.String("SANCTIONS_SYNC_INTERVAL", c.SanctionsSyncEvery.String()),
 		slog.String("SANCTIONS_RELOAD_INTERVAL", c.SanctionsReloadEvery.String()),
+		slog.Int("KYC_WORKERS", c.KYCWorkers),
+		slog.String("KYC_RESCREEN_CHECK_INTERVAL", c.KYCRescreenCheckEvery.String()),
 		slog.Bool("COMPLIANCE_BENCH_NO_AUDIT", c.BenchNoAudit),
 	)
 }

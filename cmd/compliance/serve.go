@@ -118,12 +118,13 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log)
+	kycSvc, kycJobs := startKYC(ctx, cfg, pg, matrix, screener, log)
+	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log, kycJobs...)
 	if err != nil {
 		return err
 	}
 	defer stopHooks()
-	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks, Screener: screener}, resolvers.Config{
+	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks, Screener: screener, KYC: kycSvc}, resolvers.Config{
 		MaxDepth:      cfg.GraphQLMaxDepth,
 		MaxComplexity: cfg.GraphQLMaxComplexity,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
@@ -155,6 +156,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		Matrix:       matrix,
 		Screener:     screener,
 		Webhooks:     hooks,
+		KYC:          kycSvc,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),
 		Logger:       log,

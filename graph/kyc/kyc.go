@@ -294,3 +294,13 @@ func (d Dossier) Input() Input {
 // NameKey is the key under which a member's dossiers are unique: the
 // normalized company name and the country.
 func NameKey(in Input) string { return cluster.Normalize(in.CompanyName) + "|" + in.Country }
+
+// ScreeningRunID returns the run's id (the GraphQL field's name).
+func (r Run) ScreeningRunID() string { return r.ID }
+
+// ScreeningRunID returns the id of the event's run (the GraphQL field's
+// name).
+func (s StepResult) ScreeningRunID() string { return s.RunID }
+
+// ScreeningRunID returns the run's id (the GraphQL field's name).
+func (r RunSummary) ScreeningRunID() string { return r.ID }

@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/kyc"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/webhooks"
 	"github.com/tradecompliance/compliance/resolvers/model"
@@ -37,10 +38,14 @@ type ResolverRoot interface {
 	ApiKey() ApiKeyResolver
 	AuditRow() AuditRowResolver
 	Caller() CallerResolver
+	Dossier() DossierResolver
 	Entity() EntityResolver
 	Jurisdiction() JurisdictionResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	ScreeningEvent() ScreeningEventResolver
+	ScreeningInput() ScreeningInputResolver
+	ScreeningRun() ScreeningRunResolver
 	Subscription() SubscriptionResolver
 	WebhookDelivery() WebhookDeliveryResolver
 	WebhookEventType() WebhookEventTypeResolver
@@ -127,6 +132,20 @@ type ComplexityRoot struct {
 		Status  func(childComplexity int) int
 	}
 
+	Dossier struct {
+		CompanyName    func(childComplexity int) int
+		Country        func(childComplexity int) int
+		Coverage       func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Directors      func(childComplexity int) int
+		EntityID       func(childComplexity int) int
+		LastScreenedAt func(childComplexity int) int
+		Metadata       func(childComplexity int) int
+		NextRescreenAt func(childComplexity int) int
+		Product        func(childComplexity int) int
+		Runs           func(childComplexity int) int
+	}
+
 	Entity struct {
 		FindAPIKeyByID         func(childComplexity int, id string) int
 		FindJurisdictionBySlug func(childComplexity int, slug string) int
@@ -145,7 +164,9 @@ type ComplexityRoot struct {
 		CreateWebhookSubscription func(childComplexity int, input model.CreateWebhookSubscriptionInput) int
 		DeleteWebhookSubscription func(childComplexity int, id string) int
 		ReplayWebhookDelivery     func(childComplexity int, id string) int
+		Rescreen                  func(childComplexity int, entityID string) int
 		RevokeAPIKey              func(childComplexity int, id string) int
+		StartScreening            func(childComplexity int, input model.StartScreeningInput) int
 		TestWebhookSubscription   func(childComplexity int, id string) int
 	}
 
@@ -174,6 +195,7 @@ type ComplexityRoot struct {
 		APIKeys              func(childComplexity int) int
 		AuditRows            func(childComplexity int, days *int, pageSize *int, cursor *time.Time) int
 		AuditSummary         func(childComplexity int, days *int) int
+		Dossier              func(childComplexity int, entityID string) int
 		Jurisdiction         func(childComplexity int, slug string) int
 		Jurisdictions        func(childComplexity int) int
 		Me                   func(childComplexity int) int
@@ -181,6 +203,7 @@ type ComplexityRoot struct {
 		RegulatoryMatrix     func(childComplexity int) int
 		SanctionsLists       func(childComplexity int) int
 		SanctionsSearch      func(childComplexity int, name *string, country *string, dob *string, imo *string, identifiers []string, kind *string, threshold *float64, limit *int) int
+		ScreeningRun         func(childComplexity int, id string) int
 		ServiceStatus        func(childComplexity int) int
 		Tradability          func(childComplexity int, country string, product string, listingType *string) int
 		WebhookDeliveries    func(childComplexity int, status *string, subscriptionID *string, limit *int) int
@@ -201,6 +224,13 @@ type ComplexityRoot struct {
 		AsOf    func(childComplexity int) int
 		Count   func(childComplexity int) int
 		Version func(childComplexity int) int
+	}
+
+	RescreenQueued struct {
+		EntityID       func(childComplexity int) int
+		QueuedAt       func(childComplexity int) int
+		ScreeningRunID func(childComplexity int) int
+		Status         func(childComplexity int) int
 	}
 
 	RevokeResult struct {
@@ -269,6 +299,62 @@ type ComplexityRoot struct {
 		Scope func(childComplexity int) int
 	}
 
+	ScreeningCheck struct {
+		Status  func(childComplexity int) int
+		Summary func(childComplexity int) int
+	}
+
+	ScreeningChecks struct {
+		ClusterBlocklist      func(childComplexity int) int
+		RegulatoryTradability func(childComplexity int) int
+	}
+
+	ScreeningEvent struct {
+		EmittedAt      func(childComplexity int) int
+		Evidence       func(childComplexity int) int
+		Final          func(childComplexity int) int
+		FinishedAt     func(childComplexity int) int
+		ScreeningRunID func(childComplexity int) int
+		Seq            func(childComplexity int) int
+		StartedAt      func(childComplexity int) int
+		Status         func(childComplexity int) int
+		Step           func(childComplexity int) int
+		Summary        func(childComplexity int) int
+	}
+
+	ScreeningInput struct {
+		CompanyName func(childComplexity int) int
+		Country     func(childComplexity int) int
+		Directors   func(childComplexity int) int
+		Metadata    func(childComplexity int) int
+		Product     func(childComplexity int) int
+	}
+
+	ScreeningRun struct {
+		Checks           func(childComplexity int) int
+		CompletedAt      func(childComplexity int) int
+		Coverage         func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		EntityID         func(childComplexity int) int
+		InitialVerdict   func(childComplexity int) int
+		Input            func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		ScreeningRunID   func(childComplexity int) int
+		Status           func(childComplexity int) int
+		Steps            func(childComplexity int) int
+		Verdict          func(childComplexity int) int
+		VerdictReasoning func(childComplexity int) int
+	}
+
+	ScreeningRunSummary struct {
+		CompletedAt    func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Kind           func(childComplexity int) int
+		ScreeningRunID func(childComplexity int) int
+		Status         func(childComplexity int) int
+		Verdict        func(childComplexity int) int
+	}
+
 	ServiceStatus struct {
 		Checks   func(childComplexity int) int
 		Coverage func(childComplexity int) int
@@ -277,6 +363,7 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
+		ScreeningProgress    func(childComplexity int, runID string) int
 		ServiceStatusChanged func(childComplexity int, pollSeconds *int) int
 	}
 
@@ -369,6 +456,9 @@ type CallerResolver interface {
 	MemberName(ctx context.Context, obj *graph.Caller) (string, error)
 	Key(ctx context.Context, obj *graph.Caller) (*model.APIKey, error)
 }
+type DossierResolver interface {
+	Metadata(ctx context.Context, obj *kyc.Dossier) (string, error)
+}
 type EntityResolver interface {
 	FindAPIKeyByID(ctx context.Context, id string) (*model.APIKey, error)
 	FindJurisdictionBySlug(ctx context.Context, slug string) (*model.Jurisdiction, error)
@@ -379,6 +469,8 @@ type JurisdictionResolver interface {
 type MutationResolver interface {
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*model.CreatedAPIKey, error)
 	RevokeAPIKey(ctx context.Context, id string) (*model.RevokeResult, error)
+	StartScreening(ctx context.Context, input model.StartScreeningInput) (*kyc.Run, error)
+	Rescreen(ctx context.Context, entityID string) (*model.RescreenQueued, error)
 	CreateWebhookSubscription(ctx context.Context, input model.CreateWebhookSubscriptionInput) (*model.CreatedWebhookSubscription, error)
 	DeleteWebhookSubscription(ctx context.Context, id string) (*webhooks.Subscription, error)
 	ReplayWebhookDelivery(ctx context.Context, id string) (*model.WebhookReplay, error)
@@ -391,6 +483,8 @@ type QueryResolver interface {
 	Me(ctx context.Context) (*graph.Caller, error)
 	APIKeys(ctx context.Context) ([]model.APIKey, error)
 	APIKey(ctx context.Context, id string) (*model.APIKey, error)
+	ScreeningRun(ctx context.Context, id string) (*kyc.Run, error)
+	Dossier(ctx context.Context, entityID string) (*kyc.Dossier, error)
 	RegulatoryMatrix(ctx context.Context) (*model.RegulatoryMatrix, error)
 	Jurisdictions(ctx context.Context) ([]model.Jurisdiction, error)
 	Jurisdiction(ctx context.Context, slug string) (*model.Jurisdiction, error)
@@ -402,8 +496,18 @@ type QueryResolver interface {
 	WebhookEventTypes(ctx context.Context) ([]webhooks.EventType, error)
 	WebhookDeliveries(ctx context.Context, status *string, subscriptionID *string, limit *int) ([]webhooks.Delivery, error)
 }
+type ScreeningEventResolver interface {
+	Evidence(ctx context.Context, obj *kyc.StepResult) (string, error)
+}
+type ScreeningInputResolver interface {
+	Metadata(ctx context.Context, obj *kyc.Input) (string, error)
+}
+type ScreeningRunResolver interface {
+	InitialVerdict(ctx context.Context, obj *kyc.Run) (*kyc.Verdict, error)
+}
 type SubscriptionResolver interface {
 	ServiceStatusChanged(ctx context.Context, pollSeconds *int) (<-chan *graph.Status, error)
+	ScreeningProgress(ctx context.Context, runID string) (<-chan *kyc.StepResult, error)
 }
 type WebhookDeliveryResolver interface {
 	SubscriptionID(ctx context.Context, obj *webhooks.Delivery) (string, error)
@@ -728,6 +832,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DirectionRule.Status(childComplexity), true
 
+	case "Dossier.companyName":
+		if e.ComplexityRoot.Dossier.CompanyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.CompanyName(childComplexity), true
+	case "Dossier.country":
+		if e.ComplexityRoot.Dossier.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.Country(childComplexity), true
+	case "Dossier.coverage":
+		if e.ComplexityRoot.Dossier.Coverage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.Coverage(childComplexity), true
+	case "Dossier.createdAt":
+		if e.ComplexityRoot.Dossier.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.CreatedAt(childComplexity), true
+	case "Dossier.directors":
+		if e.ComplexityRoot.Dossier.Directors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.Directors(childComplexity), true
+	case "Dossier.entityId":
+		if e.ComplexityRoot.Dossier.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.EntityID(childComplexity), true
+	case "Dossier.lastScreenedAt":
+		if e.ComplexityRoot.Dossier.LastScreenedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.LastScreenedAt(childComplexity), true
+	case "Dossier.metadata":
+		if e.ComplexityRoot.Dossier.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.Metadata(childComplexity), true
+	case "Dossier.nextRescreenAt":
+		if e.ComplexityRoot.Dossier.NextRescreenAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.NextRescreenAt(childComplexity), true
+	case "Dossier.product":
+		if e.ComplexityRoot.Dossier.Product == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.Product(childComplexity), true
+	case "Dossier.runs":
+		if e.ComplexityRoot.Dossier.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dossier.Runs(childComplexity), true
+
 	case "Entity.findApiKeyByID":
 		if e.ComplexityRoot.Entity.FindAPIKeyByID == nil {
 			break
@@ -826,6 +997,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplayWebhookDelivery(childComplexity, args["id"].(string)), true
+	case "Mutation.rescreen":
+		if e.ComplexityRoot.Mutation.Rescreen == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rescreen_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.Rescreen(childComplexity, args["entityId"].(string)), true
 	case "Mutation.revokeApiKey":
 		if e.ComplexityRoot.Mutation.RevokeAPIKey == nil {
 			break
@@ -837,6 +1019,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeAPIKey(childComplexity, args["id"].(string)), true
+	case "Mutation.startScreening":
+		if e.ComplexityRoot.Mutation.StartScreening == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_startScreening_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StartScreening(childComplexity, args["input"].(model.StartScreeningInput)), true
 	case "Mutation.testWebhookSubscription":
 		if e.ComplexityRoot.Mutation.TestWebhookSubscription == nil {
 			break
@@ -957,6 +1150,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AuditSummary(childComplexity, args["days"].(*int)), true
+	case "Query.dossier":
+		if e.ComplexityRoot.Query.Dossier == nil {
+			break
+		}
+
+		args, err := ec.field_Query_dossier_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Dossier(childComplexity, args["entityId"].(string)), true
 
 	case "Query.jurisdiction":
 		if e.ComplexityRoot.Query.Jurisdiction == nil {
@@ -1010,6 +1214,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SanctionsSearch(childComplexity, args["name"].(*string), args["country"].(*string), args["dob"].(*string), args["imo"].(*string), args["identifiers"].([]string), args["kind"].(*string), args["threshold"].(*float64), args["limit"].(*int)), true
+	case "Query.screeningRun":
+		if e.ComplexityRoot.Query.ScreeningRun == nil {
+			break
+		}
+
+		args, err := ec.field_Query_screeningRun_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ScreeningRun(childComplexity, args["id"].(string)), true
 	case "Query.serviceStatus":
 		if e.ComplexityRoot.Query.ServiceStatus == nil {
 			break
@@ -1111,6 +1326,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RegulatoryMatrix.Version(childComplexity), true
+
+	case "RescreenQueued.entityId":
+		if e.ComplexityRoot.RescreenQueued.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RescreenQueued.EntityID(childComplexity), true
+	case "RescreenQueued.queuedAt":
+		if e.ComplexityRoot.RescreenQueued.QueuedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RescreenQueued.QueuedAt(childComplexity), true
+	case "RescreenQueued.screeningRunId":
+		if e.ComplexityRoot.RescreenQueued.ScreeningRunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RescreenQueued.ScreeningRunID(childComplexity), true
+	case "RescreenQueued.status":
+		if e.ComplexityRoot.RescreenQueued.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RescreenQueued.Status(childComplexity), true
 
 	case "RevokeResult.revoked":
 		if e.ComplexityRoot.RevokeResult.Revoked == nil {
@@ -1372,6 +1612,240 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ScopeCount.Scope(childComplexity), true
 
+	case "ScreeningCheck.status":
+		if e.ComplexityRoot.ScreeningCheck.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningCheck.Status(childComplexity), true
+	case "ScreeningCheck.summary":
+		if e.ComplexityRoot.ScreeningCheck.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningCheck.Summary(childComplexity), true
+
+	case "ScreeningChecks.clusterBlocklist":
+		if e.ComplexityRoot.ScreeningChecks.ClusterBlocklist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningChecks.ClusterBlocklist(childComplexity), true
+	case "ScreeningChecks.regulatoryTradability":
+		if e.ComplexityRoot.ScreeningChecks.RegulatoryTradability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningChecks.RegulatoryTradability(childComplexity), true
+
+	case "ScreeningEvent.emittedAt":
+		if e.ComplexityRoot.ScreeningEvent.EmittedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.EmittedAt(childComplexity), true
+	case "ScreeningEvent.evidence":
+		if e.ComplexityRoot.ScreeningEvent.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.Evidence(childComplexity), true
+	case "ScreeningEvent.final":
+		if e.ComplexityRoot.ScreeningEvent.Final == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.Final(childComplexity), true
+	case "ScreeningEvent.finishedAt":
+		if e.ComplexityRoot.ScreeningEvent.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.FinishedAt(childComplexity), true
+	case "ScreeningEvent.screeningRunId":
+		if e.ComplexityRoot.ScreeningEvent.ScreeningRunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.ScreeningRunID(childComplexity), true
+	case "ScreeningEvent.seq":
+		if e.ComplexityRoot.ScreeningEvent.Seq == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.Seq(childComplexity), true
+	case "ScreeningEvent.startedAt":
+		if e.ComplexityRoot.ScreeningEvent.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.StartedAt(childComplexity), true
+	case "ScreeningEvent.status":
+		if e.ComplexityRoot.ScreeningEvent.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.Status(childComplexity), true
+	case "ScreeningEvent.step":
+		if e.ComplexityRoot.ScreeningEvent.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.Step(childComplexity), true
+	case "ScreeningEvent.summary":
+		if e.ComplexityRoot.ScreeningEvent.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningEvent.Summary(childComplexity), true
+
+	case "ScreeningInput.companyName":
+		if e.ComplexityRoot.ScreeningInput.CompanyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningInput.CompanyName(childComplexity), true
+	case "ScreeningInput.country":
+		if e.ComplexityRoot.ScreeningInput.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningInput.Country(childComplexity), true
+	case "ScreeningInput.directors":
+		if e.ComplexityRoot.ScreeningInput.Directors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningInput.Directors(childComplexity), true
+	case "ScreeningInput.metadata":
+		if e.ComplexityRoot.ScreeningInput.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningInput.Metadata(childComplexity), true
+	case "ScreeningInput.product":
+		if e.ComplexityRoot.ScreeningInput.Product == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningInput.Product(childComplexity), true
+
+	case "ScreeningRun.checks":
+		if e.ComplexityRoot.ScreeningRun.Checks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.Checks(childComplexity), true
+	case "ScreeningRun.completedAt":
+		if e.ComplexityRoot.ScreeningRun.CompletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.CompletedAt(childComplexity), true
+	case "ScreeningRun.coverage":
+		if e.ComplexityRoot.ScreeningRun.Coverage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.Coverage(childComplexity), true
+	case "ScreeningRun.createdAt":
+		if e.ComplexityRoot.ScreeningRun.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.CreatedAt(childComplexity), true
+	case "ScreeningRun.entityId":
+		if e.ComplexityRoot.ScreeningRun.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.EntityID(childComplexity), true
+	case "ScreeningRun.initialVerdict":
+		if e.ComplexityRoot.ScreeningRun.InitialVerdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.InitialVerdict(childComplexity), true
+	case "ScreeningRun.input":
+		if e.ComplexityRoot.ScreeningRun.Input == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.Input(childComplexity), true
+	case "ScreeningRun.kind":
+		if e.ComplexityRoot.ScreeningRun.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.Kind(childComplexity), true
+	case "ScreeningRun.screeningRunId":
+		if e.ComplexityRoot.ScreeningRun.ScreeningRunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.ScreeningRunID(childComplexity), true
+	case "ScreeningRun.status":
+		if e.ComplexityRoot.ScreeningRun.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.Status(childComplexity), true
+	case "ScreeningRun.steps":
+		if e.ComplexityRoot.ScreeningRun.Steps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.Steps(childComplexity), true
+	case "ScreeningRun.verdict":
+		if e.ComplexityRoot.ScreeningRun.Verdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.Verdict(childComplexity), true
+	case "ScreeningRun.verdictReasoning":
+		if e.ComplexityRoot.ScreeningRun.VerdictReasoning == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRun.VerdictReasoning(childComplexity), true
+
+	case "ScreeningRunSummary.completedAt":
+		if e.ComplexityRoot.ScreeningRunSummary.CompletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRunSummary.CompletedAt(childComplexity), true
+	case "ScreeningRunSummary.createdAt":
+		if e.ComplexityRoot.ScreeningRunSummary.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRunSummary.CreatedAt(childComplexity), true
+	case "ScreeningRunSummary.kind":
+		if e.ComplexityRoot.ScreeningRunSummary.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRunSummary.Kind(childComplexity), true
+	case "ScreeningRunSummary.screeningRunId":
+		if e.ComplexityRoot.ScreeningRunSummary.ScreeningRunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRunSummary.ScreeningRunID(childComplexity), true
+	case "ScreeningRunSummary.status":
+		if e.ComplexityRoot.ScreeningRunSummary.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRunSummary.Status(childComplexity), true
+	case "ScreeningRunSummary.verdict":
+		if e.ComplexityRoot.ScreeningRunSummary.Verdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScreeningRunSummary.Verdict(childComplexity), true
+
 	case "ServiceStatus.checks":
 		if e.ComplexityRoot.ServiceStatus.Checks == nil {
 			break
@@ -1397,6 +1871,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ServiceStatus.Version(childComplexity), true
 
+	case "Subscription.screeningProgress":
+		if e.ComplexityRoot.Subscription.ScreeningProgress == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_screeningProgress_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ScreeningProgress(childComplexity, args["runId"].(string)), true
 	case "Subscription.serviceStatusChanged":
 		if e.ComplexityRoot.Subscription.ServiceStatusChanged == nil {
 			break
@@ -1719,6 +2204,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputCreateApiKeyInput,
 		ec.unmarshalInputCreateWebhookSubscriptionInput,
+		ec.unmarshalInputStartScreeningInput,
 	)
 	first := true
 
@@ -1933,6 +2419,180 @@ type CreatedApiKey {
 type RevokeResult {
   "False when the key was already revoked."
   revoked: Boolean!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/kyc.graphqls", Input: `extend type Query {
+  """
+  One of the caller's member's screening runs, with every step logged so
+  far. Needs the kyc scope. Another member's run is not_found, like an
+  unknown one.
+  """
+  screeningRun(id: UUID!): ScreeningRun!
+  "One of the caller's member's dossiers, with its latest runs. Needs the kyc scope."
+  dossier(entityId: UUID!): Dossier!
+}
+
+extend type Mutation {
+  """
+  Starts a screening run: the cluster blocklist and regulatory tradability
+  run now and decide the returned verdict (fail, review or pending); the
+  other steps run in the background. Returns at once with the run's id;
+  follow it with screeningProgress. Limited to 30 per minute per key.
+  """
+  startScreening(input: StartScreeningInput!): ScreeningRun!
+  """
+  Queues a re-screen of a dossier. forbidden for another member's dossier,
+  not_found for an unknown one. Limited to 30 per minute per key.
+  """
+  rescreen(entityId: UUID!): RescreenQueued!
+}
+
+extend type Subscription {
+  """
+  Live progress of a run (channel pipeline:{runId}): the steps already done
+  first, then each step as it finishes, each exactly once and in order;
+  the subscription completes after the final (verdict) event.
+  """
+  screeningProgress(runId: UUID!): ScreeningEvent!
+}
+
+input StartScreeningInput {
+  companyName: String!
+  "A country name, ISO 3166 code or slug."
+  country: String
+  "A product category (crude, refined, lpg, lng, bitumen) or keyword."
+  product: String
+  "Directors, cross-checked against the cluster blocklist and the sanctions lists."
+  directors: [String!]
+  "A JSON object, as text, stored with the dossier."
+  metadata: String
+}
+
+"A verdict: fail, review, pending (synchronous checks passed, the rest is running: not a clearance) or pass."
+enum ScreeningVerdict {
+  fail
+  review
+  pending
+  pass
+}
+
+"A step of the pipeline, in the order it runs."
+enum ScreeningStep {
+  cluster_blocklist
+  regulatory_tradability
+  sanctions
+  directors
+  ownership
+  adverse_media
+  verdict
+}
+
+"A step's outcome."
+enum StepStatus {
+  pass
+  fail
+  review
+  degraded
+  unavailable
+  not_screened
+  not_checked
+  unmeasured
+  pending
+}
+
+"A screening run: REST GET /api/v1/kyc/runs/{id} shows the same fields in snake_case."
+type ScreeningRun {
+  screeningRunId: UUID!
+  "The dossier (registered counterparty)."
+  entityId: UUID!
+  "screen, rescreen or scheduled (the 90-day re-screen)."
+  kind: String!
+  "queued, running or completed."
+  status: String!
+  "The synchronous verdict until the run completes, then the final one (fail, review or pass)."
+  verdict: ScreeningVerdict!
+  verdictReasoning: String!
+  "The synchronous checks' verdict; null for a re-screen."
+  initialVerdict: ScreeningVerdict
+  input: ScreeningInput!
+  checks: ScreeningChecks!
+  steps: [ScreeningEvent!]!
+  createdAt: DateTime!
+  completedAt: DateTime
+  coverage: Coverage!
+}
+
+type ScreeningInput {
+  companyName: String!
+  "ISO 3166-1 alpha-2, empty when not given."
+  country: String!
+  product: String!
+  directors: [String!]!
+  "The metadata object as JSON text."
+  metadata: String!
+}
+
+type ScreeningChecks {
+  clusterBlocklist: ScreeningCheck!
+  regulatoryTradability: ScreeningCheck!
+}
+
+type ScreeningCheck {
+  status: StepStatus!
+  summary: String!
+}
+
+"One finished step of a run: an event of pipeline:{screeningRunId}."
+type ScreeningEvent {
+  screeningRunId: UUID!
+  "1 to 7, the step's place in the pipeline."
+  seq: Int!
+  step: ScreeningStep!
+  status: StepStatus!
+  summary: String!
+  startedAt: DateTime!
+  finishedAt: DateTime!
+  "When the run's log recorded it."
+  emittedAt: DateTime!
+  "The step's findings as JSON text (shape per step; see the README)."
+  evidence: String!
+  "True on the verdict step, the run's last event."
+  final: Boolean!
+}
+
+type Dossier {
+  entityId: UUID!
+  companyName: String!
+  country: String!
+  product: String!
+  directors: [String!]!
+  "The metadata object as JSON text."
+  metadata: String!
+  createdAt: DateTime!
+  "Completion of its latest completed run."
+  lastScreenedAt: DateTime
+  "When the 90-day re-screen is due."
+  nextRescreenAt: DateTime
+  "Newest first, at most 20."
+  runs: [ScreeningRunSummary!]!
+  coverage: Coverage!
+}
+
+type ScreeningRunSummary {
+  screeningRunId: UUID!
+  kind: String!
+  status: String!
+  verdict: ScreeningVerdict!
+  createdAt: DateTime!
+  completedAt: DateTime
+}
+
+type RescreenQueued {
+  screeningRunId: UUID!
+  entityId: UUID!
+  "queued"
+  status: String!
+  queuedAt: DateTime!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/regulatory.graphqls", Input: `extend type Query {
@@ -2513,6 +3173,34 @@ func (ec *executionContext) childFields_DirectionRule(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type DirectionRule", field.Name)
 }
 
+func (ec *executionContext) childFields_Dossier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entityId":
+		return ec.fieldContext_Dossier_entityId(ctx, field)
+	case "companyName":
+		return ec.fieldContext_Dossier_companyName(ctx, field)
+	case "country":
+		return ec.fieldContext_Dossier_country(ctx, field)
+	case "product":
+		return ec.fieldContext_Dossier_product(ctx, field)
+	case "directors":
+		return ec.fieldContext_Dossier_directors(ctx, field)
+	case "metadata":
+		return ec.fieldContext_Dossier_metadata(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Dossier_createdAt(ctx, field)
+	case "lastScreenedAt":
+		return ec.fieldContext_Dossier_lastScreenedAt(ctx, field)
+	case "nextRescreenAt":
+		return ec.fieldContext_Dossier_nextRescreenAt(ctx, field)
+	case "runs":
+		return ec.fieldContext_Dossier_runs(ctx, field)
+	case "coverage":
+		return ec.fieldContext_Dossier_coverage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Dossier", field.Name)
+}
+
 func (ec *executionContext) childFields_Jurisdiction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "slug":
@@ -2593,6 +3281,20 @@ func (ec *executionContext) childFields_RegulatoryMatrix(ctx context.Context, fi
 		return ec.fieldContext_RegulatoryMatrix_about(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RegulatoryMatrix", field.Name)
+}
+
+func (ec *executionContext) childFields_RescreenQueued(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "screeningRunId":
+		return ec.fieldContext_RescreenQueued_screeningRunId(ctx, field)
+	case "entityId":
+		return ec.fieldContext_RescreenQueued_entityId(ctx, field)
+	case "status":
+		return ec.fieldContext_RescreenQueued_status(ctx, field)
+	case "queuedAt":
+		return ec.fieldContext_RescreenQueued_queuedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RescreenQueued", field.Name)
 }
 
 func (ec *executionContext) childFields_RevokeResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2725,6 +3427,118 @@ func (ec *executionContext) childFields_ScopeCount(ctx context.Context, field gr
 		return ec.fieldContext_ScopeCount_count(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ScopeCount", field.Name)
+}
+
+func (ec *executionContext) childFields_ScreeningCheck(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_ScreeningCheck_status(ctx, field)
+	case "summary":
+		return ec.fieldContext_ScreeningCheck_summary(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScreeningCheck", field.Name)
+}
+
+func (ec *executionContext) childFields_ScreeningChecks(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "clusterBlocklist":
+		return ec.fieldContext_ScreeningChecks_clusterBlocklist(ctx, field)
+	case "regulatoryTradability":
+		return ec.fieldContext_ScreeningChecks_regulatoryTradability(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScreeningChecks", field.Name)
+}
+
+func (ec *executionContext) childFields_ScreeningEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "screeningRunId":
+		return ec.fieldContext_ScreeningEvent_screeningRunId(ctx, field)
+	case "seq":
+		return ec.fieldContext_ScreeningEvent_seq(ctx, field)
+	case "step":
+		return ec.fieldContext_ScreeningEvent_step(ctx, field)
+	case "status":
+		return ec.fieldContext_ScreeningEvent_status(ctx, field)
+	case "summary":
+		return ec.fieldContext_ScreeningEvent_summary(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_ScreeningEvent_startedAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_ScreeningEvent_finishedAt(ctx, field)
+	case "emittedAt":
+		return ec.fieldContext_ScreeningEvent_emittedAt(ctx, field)
+	case "evidence":
+		return ec.fieldContext_ScreeningEvent_evidence(ctx, field)
+	case "final":
+		return ec.fieldContext_ScreeningEvent_final(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScreeningEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_ScreeningInput(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "companyName":
+		return ec.fieldContext_ScreeningInput_companyName(ctx, field)
+	case "country":
+		return ec.fieldContext_ScreeningInput_country(ctx, field)
+	case "product":
+		return ec.fieldContext_ScreeningInput_product(ctx, field)
+	case "directors":
+		return ec.fieldContext_ScreeningInput_directors(ctx, field)
+	case "metadata":
+		return ec.fieldContext_ScreeningInput_metadata(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScreeningInput", field.Name)
+}
+
+func (ec *executionContext) childFields_ScreeningRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "screeningRunId":
+		return ec.fieldContext_ScreeningRun_screeningRunId(ctx, field)
+	case "entityId":
+		return ec.fieldContext_ScreeningRun_entityId(ctx, field)
+	case "kind":
+		return ec.fieldContext_ScreeningRun_kind(ctx, field)
+	case "status":
+		return ec.fieldContext_ScreeningRun_status(ctx, field)
+	case "verdict":
+		return ec.fieldContext_ScreeningRun_verdict(ctx, field)
+	case "verdictReasoning":
+		return ec.fieldContext_ScreeningRun_verdictReasoning(ctx, field)
+	case "initialVerdict":
+		return ec.fieldContext_ScreeningRun_initialVerdict(ctx, field)
+	case "input":
+		return ec.fieldContext_ScreeningRun_input(ctx, field)
+	case "checks":
+		return ec.fieldContext_ScreeningRun_checks(ctx, field)
+	case "steps":
+		return ec.fieldContext_ScreeningRun_steps(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ScreeningRun_createdAt(ctx, field)
+	case "completedAt":
+		return ec.fieldContext_ScreeningRun_completedAt(ctx, field)
+	case "coverage":
+		return ec.fieldContext_ScreeningRun_coverage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScreeningRun", field.Name)
+}
+
+func (ec *executionContext) childFields_ScreeningRunSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "screeningRunId":
+		return ec.fieldContext_ScreeningRunSummary_screeningRunId(ctx, field)
+	case "kind":
+		return ec.fieldContext_ScreeningRunSummary_kind(ctx, field)
+	case "status":
+		return ec.fieldContext_ScreeningRunSummary_status(ctx, field)
+	case "verdict":
+		return ec.fieldContext_ScreeningRunSummary_verdict(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ScreeningRunSummary_createdAt(ctx, field)
+	case "completedAt":
+		return ec.fieldContext_ScreeningRunSummary_completedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScreeningRunSummary", field.Name)
 }
 
 func (ec *executionContext) childFields_ServiceStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3075,6 +3889,20 @@ func (ec *executionContext) field_Mutation_replayWebhookDelivery_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_rescreen_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "entityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["entityId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_revokeApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3086,6 +3914,20 @@ func (ec *executionContext) field_Mutation_revokeApiKey_args(ctx context.Context
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_startScreening_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.StartScreeningInput, error) {
+			return ec.unmarshalNStartScreeningInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐStartScreeningInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -3189,6 +4031,20 @@ func (ec *executionContext) field_Query_auditSummary_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_dossier_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "entityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["entityId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_jurisdiction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3273,6 +4129,20 @@ func (ec *executionContext) field_Query_sanctionsSearch_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_screeningRun_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_tradability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3330,6 +4200,20 @@ func (ec *executionContext) field_Query_webhookDeliveries_args(ctx context.Conte
 		return nil, err
 	}
 	args["limit"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_screeningProgress_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "runId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["runId"] = arg0
 	return args, nil
 }
 
@@ -4510,6 +5394,277 @@ func (ec *executionContext) fieldContext_DirectionRule_regimes(_ context.Context
 	return graphql.NewScalarFieldContext("DirectionRule", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Dossier_entityId(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dossier", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _Dossier_companyName(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_companyName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompanyName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_companyName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dossier", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Dossier_country(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dossier", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Dossier_product(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_product(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Product, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_product(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dossier", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Dossier_directors(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_directors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Directors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_directors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dossier", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Dossier_metadata(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Dossier().Metadata(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dossier", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Dossier_createdAt(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dossier", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Dossier_lastScreenedAt(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_lastScreenedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastScreenedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_lastScreenedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dossier", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Dossier_nextRescreenAt(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_nextRescreenAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextRescreenAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_nextRescreenAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dossier", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Dossier_runs(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []kyc.RunSummary) graphql.Marshaler {
+			return ec.marshalNScreeningRunSummary2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐRunSummaryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Dossier",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScreeningRunSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Dossier_coverage(ctx context.Context, field graphql.CollectedField, obj *kyc.Dossier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dossier_coverage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coverage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v graph.Coverage) graphql.Marshaler {
+			return ec.marshalNCoverage2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐCoverage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dossier_coverage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Dossier",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Coverage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Entity_findApiKeyByID(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4804,6 +5959,94 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiKey(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_revokeApiKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_startScreening(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_startScreening(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StartScreening(ctx, fc.Args["input"].(model.StartScreeningInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *kyc.Run) graphql.Marshaler {
+			return ec.marshalNScreeningRun2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_startScreening(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScreeningRun(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_startScreening_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rescreen(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rescreen(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().Rescreen(ctx, fc.Args["entityId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RescreenQueued) graphql.Marshaler {
+			return ec.marshalNRescreenQueued2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐRescreenQueued(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rescreen(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RescreenQueued(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rescreen_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -5530,6 +6773,94 @@ func (ec *executionContext) fieldContext_Query_apiKey(ctx context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_screeningRun(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_screeningRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ScreeningRun(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *kyc.Run) graphql.Marshaler {
+			return ec.marshalNScreeningRun2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_screeningRun(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScreeningRun(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_screeningRun_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_dossier(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_dossier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Dossier(ctx, fc.Args["entityId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *kyc.Dossier) graphql.Marshaler {
+			return ec.marshalNDossier2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐDossier(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_dossier(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dossier(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_dossier_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_regulatoryMatrix(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6209,6 +7540,98 @@ func (ec *executionContext) _RegulatoryMatrix_about(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_RegulatoryMatrix_about(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RegulatoryMatrix", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RescreenQueued_screeningRunId(ctx context.Context, field graphql.CollectedField, obj *model.RescreenQueued) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RescreenQueued_screeningRunId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScreeningRunID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RescreenQueued_screeningRunId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RescreenQueued", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _RescreenQueued_entityId(ctx context.Context, field graphql.CollectedField, obj *model.RescreenQueued) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RescreenQueued_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RescreenQueued_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RescreenQueued", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _RescreenQueued_status(ctx context.Context, field graphql.CollectedField, obj *model.RescreenQueued) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RescreenQueued_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RescreenQueued_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RescreenQueued", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RescreenQueued_queuedAt(ctx context.Context, field graphql.CollectedField, obj *model.RescreenQueued) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RescreenQueued_queuedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QueuedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RescreenQueued_queuedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RescreenQueued", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
 func (ec *executionContext) _RevokeResult_revoked(ctx context.Context, field graphql.CollectedField, obj *model.RevokeResult) (ret graphql.Marshaler) {
@@ -7231,6 +8654,934 @@ func (ec *executionContext) fieldContext_ScopeCount_count(_ context.Context, fie
 	return graphql.NewScalarFieldContext("ScopeCount", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _ScreeningCheck_status(ctx context.Context, field graphql.CollectedField, obj *kyc.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningCheck_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v kyc.Status) graphql.Marshaler {
+			return ec.marshalNStepStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningCheck_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningCheck", field, false, false, errors.New("field of type StepStatus does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningCheck_summary(ctx context.Context, field graphql.CollectedField, obj *kyc.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningCheck_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningCheck_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningCheck", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningChecks_clusterBlocklist(ctx context.Context, field graphql.CollectedField, obj *kyc.Checks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningChecks_clusterBlocklist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterBlocklist, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v kyc.Check) graphql.Marshaler {
+			return ec.marshalNScreeningCheck2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐCheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningChecks_clusterBlocklist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScreeningChecks",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScreeningCheck(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ScreeningChecks_regulatoryTradability(ctx context.Context, field graphql.CollectedField, obj *kyc.Checks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningChecks_regulatoryTradability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RegulatoryTradability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v kyc.Check) graphql.Marshaler {
+			return ec.marshalNScreeningCheck2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐCheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningChecks_regulatoryTradability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScreeningChecks",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScreeningCheck(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ScreeningEvent_screeningRunId(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_screeningRunId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScreeningRunID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_screeningRunId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, true, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningEvent_seq(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_seq(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seq, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_seq(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningEvent_step(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_step(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Step, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v kyc.Step) graphql.Marshaler {
+			return ec.marshalNScreeningStep2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStep(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, false, false, errors.New("field of type ScreeningStep does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningEvent_status(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v kyc.Status) graphql.Marshaler {
+			return ec.marshalNStepStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, false, false, errors.New("field of type StepStatus does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningEvent_summary(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningEvent_startedAt(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningEvent_finishedAt(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_finishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningEvent_emittedAt(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_emittedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmittedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_emittedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningEvent_evidence(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ScreeningEvent().Evidence(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningEvent_final(ctx context.Context, field graphql.CollectedField, obj *kyc.StepResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningEvent_final(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Final, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningEvent_final(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningEvent", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningInput_companyName(ctx context.Context, field graphql.CollectedField, obj *kyc.Input) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningInput_companyName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompanyName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningInput_companyName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningInput", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningInput_country(ctx context.Context, field graphql.CollectedField, obj *kyc.Input) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningInput_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningInput_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningInput", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningInput_product(ctx context.Context, field graphql.CollectedField, obj *kyc.Input) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningInput_product(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Product, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningInput_product(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningInput", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningInput_directors(ctx context.Context, field graphql.CollectedField, obj *kyc.Input) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningInput_directors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Directors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningInput_directors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningInput", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningInput_metadata(ctx context.Context, field graphql.CollectedField, obj *kyc.Input) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningInput_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ScreeningInput().Metadata(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningInput_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningInput", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_screeningRunId(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_screeningRunId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScreeningRunID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_screeningRunId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRun", field, true, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_entityId(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRun", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_kind(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_status(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_verdict(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_verdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verdict, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v kyc.Verdict) graphql.Marshaler {
+			return ec.marshalNScreeningVerdict2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐVerdict(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_verdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRun", field, false, false, errors.New("field of type ScreeningVerdict does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_verdictReasoning(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_verdictReasoning(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VerdictReasoning, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_verdictReasoning(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_initialVerdict(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_initialVerdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ScreeningRun().InitialVerdict(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *kyc.Verdict) graphql.Marshaler {
+			return ec.marshalOScreeningVerdict2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐVerdict(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_initialVerdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRun", field, true, true, errors.New("field of type ScreeningVerdict does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_input(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_input(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Input, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v kyc.Input) graphql.Marshaler {
+			return ec.marshalNScreeningInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐInput(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_input(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScreeningRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScreeningInput(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ScreeningRun_checks(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_checks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Checks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v kyc.Checks) graphql.Marshaler {
+			return ec.marshalNScreeningChecks2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐChecks(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_checks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScreeningRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScreeningChecks(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ScreeningRun_steps(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_steps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Steps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []kyc.StepResult) graphql.Marshaler {
+			return ec.marshalNScreeningEvent2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStepResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_steps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScreeningRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScreeningEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ScreeningRun_createdAt(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRun", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_completedAt(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_completedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRun", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRun_coverage(ctx context.Context, field graphql.CollectedField, obj *kyc.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRun_coverage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coverage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v graph.Coverage) graphql.Marshaler {
+			return ec.marshalNCoverage2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐCoverage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRun_coverage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScreeningRun",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Coverage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ScreeningRunSummary_screeningRunId(ctx context.Context, field graphql.CollectedField, obj *kyc.RunSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRunSummary_screeningRunId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScreeningRunID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRunSummary_screeningRunId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRunSummary", field, true, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRunSummary_kind(ctx context.Context, field graphql.CollectedField, obj *kyc.RunSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRunSummary_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRunSummary_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRunSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRunSummary_status(ctx context.Context, field graphql.CollectedField, obj *kyc.RunSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRunSummary_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRunSummary_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRunSummary", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRunSummary_verdict(ctx context.Context, field graphql.CollectedField, obj *kyc.RunSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRunSummary_verdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verdict, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v kyc.Verdict) graphql.Marshaler {
+			return ec.marshalNScreeningVerdict2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐVerdict(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRunSummary_verdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRunSummary", field, false, false, errors.New("field of type ScreeningVerdict does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRunSummary_createdAt(ctx context.Context, field graphql.CollectedField, obj *kyc.RunSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRunSummary_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRunSummary_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRunSummary", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ScreeningRunSummary_completedAt(ctx context.Context, field graphql.CollectedField, obj *kyc.RunSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScreeningRunSummary_completedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ScreeningRunSummary_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScreeningRunSummary", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _ServiceStatus_version(ctx context.Context, field graphql.CollectedField, obj *graph.Status) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7379,6 +9730,50 @@ func (ec *executionContext) fieldContext_Subscription_serviceStatusChanged(ctx c
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_serviceStatusChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_screeningProgress(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_screeningProgress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().ScreeningProgress(ctx, fc.Args["runId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *kyc.StepResult) graphql.Marshaler {
+			return ec.marshalNScreeningEvent2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStepResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_screeningProgress(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScreeningEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_screeningProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -9679,6 +12074,64 @@ func (ec *executionContext) unmarshalInputCreateWebhookSubscriptionInput(ctx con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputStartScreeningInput(ctx context.Context, obj any) (model.StartScreeningInput, error) {
+	var it model.StartScreeningInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"companyName", "country", "product", "directors", "metadata"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "companyName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("companyName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CompanyName = data
+		case "country":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("country"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Country = data
+		case "product":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("product"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Product = data
+		case "directors":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("directors"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Directors = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -10571,6 +13024,127 @@ func (ec *executionContext) _DirectionRule(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var dossierImplementors = []string{"Dossier"}
+
+func (ec *executionContext) _Dossier(ctx context.Context, sel ast.SelectionSet, obj *kyc.Dossier) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dossierImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Dossier")
+		case "entityId":
+			out.Values[i] = ec._Dossier_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "companyName":
+			out.Values[i] = ec._Dossier_companyName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "country":
+			out.Values[i] = ec._Dossier_country(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "product":
+			out.Values[i] = ec._Dossier_product(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "directors":
+			out.Values[i] = ec._Dossier_directors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "metadata":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Dossier_metadata(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "createdAt":
+			out.Values[i] = ec._Dossier_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastScreenedAt":
+			out.Values[i] = ec._Dossier_lastScreenedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nextRescreenAt":
+			out.Values[i] = ec._Dossier_nextRescreenAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "runs":
+			out.Values[i] = ec._Dossier_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "coverage":
+			out.Values[i] = ec._Dossier_coverage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var entityImplementors = []string{"Entity"}
 
 func (ec *executionContext) _Entity(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -10777,6 +13351,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "revokeApiKey":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_revokeApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startScreening":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_startScreening(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rescreen":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rescreen(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -11125,6 +13713,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_apiKey(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "screeningRun":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_screeningRun(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "dossier":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_dossier(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -11512,6 +14144,59 @@ func (ec *executionContext) _RegulatoryMatrix(ctx context.Context, sel ast.Selec
 			}
 		case "about":
 			out.Values[i] = ec._RegulatoryMatrix_about(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var rescreenQueuedImplementors = []string{"RescreenQueued"}
+
+func (ec *executionContext) _RescreenQueued(ctx context.Context, sel ast.SelectionSet, obj *model.RescreenQueued) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rescreenQueuedImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RescreenQueued")
+		case "screeningRunId":
+			out.Values[i] = ec._RescreenQueued_screeningRunId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entityId":
+			out.Values[i] = ec._RescreenQueued_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._RescreenQueued_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "queuedAt":
+			out.Values[i] = ec._RescreenQueued_queuedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -12010,6 +14695,493 @@ func (ec *executionContext) _ScopeCount(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var screeningCheckImplementors = []string{"ScreeningCheck"}
+
+func (ec *executionContext) _ScreeningCheck(ctx context.Context, sel ast.SelectionSet, obj *kyc.Check) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, screeningCheckImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScreeningCheck")
+		case "status":
+			out.Values[i] = ec._ScreeningCheck_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summary":
+			out.Values[i] = ec._ScreeningCheck_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var screeningChecksImplementors = []string{"ScreeningChecks"}
+
+func (ec *executionContext) _ScreeningChecks(ctx context.Context, sel ast.SelectionSet, obj *kyc.Checks) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, screeningChecksImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScreeningChecks")
+		case "clusterBlocklist":
+			out.Values[i] = ec._ScreeningChecks_clusterBlocklist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "regulatoryTradability":
+			out.Values[i] = ec._ScreeningChecks_regulatoryTradability(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var screeningEventImplementors = []string{"ScreeningEvent"}
+
+func (ec *executionContext) _ScreeningEvent(ctx context.Context, sel ast.SelectionSet, obj *kyc.StepResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, screeningEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScreeningEvent")
+		case "screeningRunId":
+			out.Values[i] = ec._ScreeningEvent_screeningRunId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "seq":
+			out.Values[i] = ec._ScreeningEvent_seq(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "step":
+			out.Values[i] = ec._ScreeningEvent_step(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._ScreeningEvent_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "summary":
+			out.Values[i] = ec._ScreeningEvent_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startedAt":
+			out.Values[i] = ec._ScreeningEvent_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "finishedAt":
+			out.Values[i] = ec._ScreeningEvent_finishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "emittedAt":
+			out.Values[i] = ec._ScreeningEvent_emittedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "evidence":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ScreeningEvent_evidence(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "final":
+			out.Values[i] = ec._ScreeningEvent_final(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var screeningInputImplementors = []string{"ScreeningInput"}
+
+func (ec *executionContext) _ScreeningInput(ctx context.Context, sel ast.SelectionSet, obj *kyc.Input) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, screeningInputImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScreeningInput")
+		case "companyName":
+			out.Values[i] = ec._ScreeningInput_companyName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "country":
+			out.Values[i] = ec._ScreeningInput_country(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "product":
+			out.Values[i] = ec._ScreeningInput_product(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "directors":
+			out.Values[i] = ec._ScreeningInput_directors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "metadata":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ScreeningInput_metadata(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var screeningRunImplementors = []string{"ScreeningRun"}
+
+func (ec *executionContext) _ScreeningRun(ctx context.Context, sel ast.SelectionSet, obj *kyc.Run) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, screeningRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScreeningRun")
+		case "screeningRunId":
+			out.Values[i] = ec._ScreeningRun_screeningRunId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "entityId":
+			out.Values[i] = ec._ScreeningRun_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kind":
+			out.Values[i] = ec._ScreeningRun_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._ScreeningRun_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "verdict":
+			out.Values[i] = ec._ScreeningRun_verdict(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "verdictReasoning":
+			out.Values[i] = ec._ScreeningRun_verdictReasoning(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "initialVerdict":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ScreeningRun_initialVerdict(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "input":
+			out.Values[i] = ec._ScreeningRun_input(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "checks":
+			out.Values[i] = ec._ScreeningRun_checks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "steps":
+			out.Values[i] = ec._ScreeningRun_steps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._ScreeningRun_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "completedAt":
+			out.Values[i] = ec._ScreeningRun_completedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "coverage":
+			out.Values[i] = ec._ScreeningRun_coverage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var screeningRunSummaryImplementors = []string{"ScreeningRunSummary"}
+
+func (ec *executionContext) _ScreeningRunSummary(ctx context.Context, sel ast.SelectionSet, obj *kyc.RunSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, screeningRunSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScreeningRunSummary")
+		case "screeningRunId":
+			out.Values[i] = ec._ScreeningRunSummary_screeningRunId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._ScreeningRunSummary_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ScreeningRunSummary_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "verdict":
+			out.Values[i] = ec._ScreeningRunSummary_verdict(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._ScreeningRunSummary_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completedAt":
+			out.Values[i] = ec._ScreeningRunSummary_completedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var serviceStatusImplementors = []string{"ServiceStatus"}
 
 func (ec *executionContext) _ServiceStatus(ctx context.Context, sel ast.SelectionSet, obj *graph.Status) graphql.Marshaler {
@@ -12078,6 +15250,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	switch fields[0].Name {
 	case "serviceStatusChanged":
 		return ec._Subscription_serviceStatusChanged(ctx, fields[0])
+	case "screeningProgress":
+		return ec._Subscription_screeningProgress(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -13352,6 +16526,16 @@ func (ec *executionContext) marshalNDirectionRule2githubᚗcomᚋtradecompliance
 	return ec._DirectionRule(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNDossier2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐDossier(ctx context.Context, sel ast.SelectionSet, v *kyc.Dossier) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Dossier(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNFieldSet2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -13564,6 +16748,16 @@ func (ec *executionContext) marshalNRegulatoryMatrix2ᚖgithubᚗcomᚋtradecomp
 	return ec._RegulatoryMatrix(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNRescreenQueued2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐRescreenQueued(ctx context.Context, sel ast.SelectionSet, v *model.RescreenQueued) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RescreenQueued(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRevokeResult2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐRevokeResult(ctx context.Context, sel ast.SelectionSet, v *model.RevokeResult) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -13730,6 +16924,112 @@ func (ec *executionContext) marshalNScopeCount2ᚕgithubᚗcomᚋtradecompliance
 	return ret
 }
 
+func (ec *executionContext) marshalNScreeningCheck2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐCheck(ctx context.Context, sel ast.SelectionSet, v kyc.Check) graphql.Marshaler {
+	return ec._ScreeningCheck(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNScreeningChecks2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐChecks(ctx context.Context, sel ast.SelectionSet, v kyc.Checks) graphql.Marshaler {
+	return ec._ScreeningChecks(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNScreeningEvent2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStepResult(ctx context.Context, sel ast.SelectionSet, v kyc.StepResult) graphql.Marshaler {
+	return ec._ScreeningEvent(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNScreeningEvent2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStepResultᚄ(ctx context.Context, sel ast.SelectionSet, v []kyc.StepResult) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNScreeningEvent2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStepResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNScreeningEvent2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStepResult(ctx context.Context, sel ast.SelectionSet, v *kyc.StepResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ScreeningEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNScreeningInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐInput(ctx context.Context, sel ast.SelectionSet, v kyc.Input) graphql.Marshaler {
+	return ec._ScreeningInput(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNScreeningRun2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐRun(ctx context.Context, sel ast.SelectionSet, v *kyc.Run) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ScreeningRun(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNScreeningRunSummary2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐRunSummary(ctx context.Context, sel ast.SelectionSet, v kyc.RunSummary) graphql.Marshaler {
+	return ec._ScreeningRunSummary(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNScreeningRunSummary2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐRunSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []kyc.RunSummary) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNScreeningRunSummary2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐRunSummary(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNScreeningStep2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStep(ctx context.Context, v any) (kyc.Step, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := kyc.Step(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNScreeningStep2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStep(ctx context.Context, sel ast.SelectionSet, v kyc.Step) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNScreeningVerdict2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐVerdict(ctx context.Context, v any) (kyc.Verdict, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := kyc.Verdict(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNScreeningVerdict2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐVerdict(ctx context.Context, sel ast.SelectionSet, v kyc.Verdict) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNServiceStatus2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐStatus(ctx context.Context, sel ast.SelectionSet, v *graph.Status) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -13738,6 +17038,28 @@ func (ec *executionContext) marshalNServiceStatus2ᚖgithubᚗcomᚋtradecomplia
 		return graphql.Null
 	}
 	return ec._ServiceStatus(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNStartScreeningInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐStartScreeningInput(ctx context.Context, v any) (model.StartScreeningInput, error) {
+	res, err := ec.unmarshalInputStartScreeningInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNStepStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStatus(ctx context.Context, v any) (kyc.Status, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := kyc.Status(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStepStatus2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐStatus(ctx context.Context, sel ast.SelectionSet, v kyc.Status) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -14495,6 +17817,25 @@ func (ec *executionContext) marshalOScope2ᚕstringᚄ(ctx context.Context, sel 
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOScreeningVerdict2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐVerdict(ctx context.Context, v any) (*kyc.Verdict, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := kyc.Verdict(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOScreeningVerdict2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋkycᚐVerdict(ctx context.Context, sel ast.SelectionSet, v *kyc.Verdict) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {

@@ -74,6 +74,14 @@ type RegulatoryMatrix struct {
 	About string `json:"about"`
 }
 
+type RescreenQueued struct {
+	ScreeningRunID string `json:"screeningRunId"`
+	EntityID       string `json:"entityId"`
+	// queued
+	Status   string    `json:"status"`
+	QueuedAt time.Time `json:"queuedAt"`
+}
+
 type RevokeResult struct {
 	// False when the key was already revoked.
 	Revoked bool `json:"revoked"`
@@ -139,6 +147,18 @@ type SanctionsScreening struct {
 	Threshold  float64         `json:"threshold"`
 	Caveats    []string        `json:"caveats"`
 	Statement  *graph.Coverage `json:"statement"`
+}
+
+type StartScreeningInput struct {
+	CompanyName string `json:"companyName"`
+	// A country name, ISO 3166 code or slug.
+	Country *string `json:"country,omitempty"`
+	// A product category (crude, refined, lpg, lng, bitumen) or keyword.
+	Product *string `json:"product,omitempty"`
+	// Directors, cross-checked against the cluster blocklist and the sanctions lists.
+	Directors []string `json:"directors,omitempty"`
+	// A JSON object, as text, stored with the dossier.
+	Metadata *string `json:"metadata,omitempty"`
 }
 
 type Subscription struct {

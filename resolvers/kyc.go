@@ -1,0 +1,44 @@
+package resolvers
+
+import (
+	"context"
+	"time"
+
+	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/kyc"
+)
+
+// kycLimit is the spec's limit of KYC screen and rescreen, shared with the
+// REST routes (the same buckets).
+var kycLimit = graph.Limit{N: 30, Per: time.Minute}
+
+// requireKYC returns the caller and the service when the caller uses a
+// production key with the kyc scope, as the REST KYC routes require.
+func (r *Resolver) requireKYC(ctx context.Context) (*graph.Caller, *kyc.Service, error) {
+	c, err := graph.RequireScope(ctx, "kyc")
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Key.Environment != graph.Production {
+		return nil, nil, graph.Errorf(graph.CodeForbidden, "sandbox keys cannot screen counterparties")
+	}
+	if r.KYC == nil {
+		return nil, nil, graph.Errorf(graph.CodeUnavailable, "KYC screening is not configured on this server")
+	}
+	return c, r.KYC, nil
+}
+
+// limitKYC counts one call against the REST route's bucket.
+func (r *Resolver) limitKYC(ctx context.Context, c *graph.Caller, route string) error {
+	if r.Limiter == nil {
+		return nil
+	}
+	ok, wait, err := r.Limiter.Allow(ctx, "route:"+route+":key:"+c.Key.ID, kycLimit)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return graph.RateLimited("rate limit of "+kycLimit.String()+" reached for "+route, wait)
+	}
+	return nil
+}
