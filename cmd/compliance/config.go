@@ -40,6 +40,9 @@ type Config struct {
 	// KYCRescreenCheckEvery is how often the leader queues the dossiers
 	// due for their 90-day re-screen.
 	KYCRescreenCheckEvery time.Duration
+	// KYCStepDelay pauses before each background step (tests and
+	// benchmarks that watch live progress only).
+	KYCStepDelay time.Duration
 	// BenchNoAudit skips audit rows. It exists only so scripts/bench can
 	// measure the ceiling without auditing; never set it in service.
 	BenchNoAudit bool
@@ -156,6 +159,14 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			c.KYCRescreenCheckEvery = d
 		}
 	}
+	if v := getenv("KYC_STEP_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > 10*time.Second {
+			errs = append(errs, fmt.Sprintf("KYC_STEP_DELAY must be a duration from 0 to 10s, got %q", v))
+		} else {
+			c.KYCStepDelay = d
+		}
+	}
 	if v := getenv("COMPLIANCE_BENCH_NO_AUDIT"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -196,6 +207,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("SANCTIONS_RELOAD_INTERVAL", c.SanctionsReloadEvery.String()),
 		slog.Int("KYC_WORKERS", c.KYCWorkers),
 		slog.String("KYC_RESCREEN_CHECK_INTERVAL", c.KYCRescreenCheckEvery.String()),
+		slog.String("KYC_STEP_DELAY", c.KYCStepDelay.String()),
 		slog.Bool("COMPLIANCE_BENCH_NO_AUDIT", c.BenchNoAudit),
 	)
 }

@@ -20,9 +20,13 @@ func startKYC(ctx context.Context, cfg Config, pg *relational.DB, matrix *regula
 	hub := pg.NewProgressHub(log)
 	go hub.Run(ctx)
 	svc := &kyc.Service{
-		Engine:   kyc.Engine{Matrix: matrix, Sanctions: screener},
-		Store:    pg,
-		Progress: hub,
+		Engine:    kyc.Engine{Matrix: matrix, Sanctions: screener},
+		Store:     pg,
+		Progress:  hub,
+		StepDelay: cfg.KYCStepDelay,
+	}
+	if cfg.KYCStepDelay > 0 {
+		log.Warn("KYC_STEP_DELAY is set: background screening steps are slowed; tests and benchmarks only", "delay", cfg.KYCStepDelay.String())
 	}
 	if cfg.KYCWorkers == 0 {
 		log.Info("KYC_WORKERS is 0: screening runs are worked by other instances")

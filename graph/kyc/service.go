@@ -63,6 +63,9 @@ type Service struct {
 	Store    Store
 	Progress Progress
 	Now      func() time.Time
+	// StepDelay pauses before each background step. It exists for tests
+	// and benchmarks that watch live progress; zero in service.
+	StepDelay time.Duration
 }
 
 func (s *Service) now() time.Time {
@@ -154,6 +157,13 @@ func (s *Service) Execute(ctx context.Context, runID string) error {
 	for _, step := range Steps[:6] {
 		if _, ok := done[step]; ok {
 			continue
+		}
+		if s.StepDelay > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(s.StepDelay):
+			}
 		}
 		logged, err := s.Store.AppendStep(ctx, s.runStep(ctx, run.ID, step, run.Input))
 		if err != nil {
