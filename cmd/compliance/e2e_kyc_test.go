@@ -236,6 +236,22 @@ func ingestSDN(t *testing.T, env []string, name string) {
 
 const sanctionedName = "Shadow Fleet Petroleum Trading LLC"
 
+// kycClusters are fictional registry records the KYC tests import.
+const kycClusters = `{"slug":"e2e-phantom-cargo","entity_name":"Phantom Cargo Brokers Ltd","aliases":["PCB Fuels"],"severity":"confirmed","country":"AE","source":"e2e fixture"}
+{"slug":"e2e-probable-fuel","entity_name":"Probable Fuel Partners","severity":"likely","country":"NG","source":"e2e fixture"}
+{"slug":"e2e-rumoured-bunker","entity_name":"Rumoured Bunker Traders","severity":"suspected","country":"GB","source":"e2e fixture"}
+`
+
+// importClusters loads kycClusters into env's database.
+func importClusters(t *testing.T, env []string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "clusters.jsonl")
+	if err := os.WriteFile(p, []byte(kycClusters), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, env, "clusters", "import", p)
+}
+
 // The screening surface end to end: the synchronous verdict, bad input,
 // auth, the completed run, dossiers, re-screens with their webhook events,
 // the SSE replay and GraphQL with the same answers as REST.
@@ -243,6 +259,7 @@ func TestE2EKYC(t *testing.T) {
 	env := testEnv(t, "WEBHOOK_ALLOW_PRIVATE_TARGETS=true", "SANCTIONS_RELOAD_INTERVAL=200ms")
 	runCLI(t, env, "migrate")
 	ingestSDN(t, env, sanctionedName)
+	importClusters(t, env)
 	in := serveOnly(t, env)
 	k := in.key("kyc-acme")
 	other := in.key("kyc-other")
@@ -258,16 +275,24 @@ func TestE2EKYC(t *testing.T) {
 			cluster, tradability string
 			reasoning            string
 		}{
-			// The cluster registry is not wired on this branch: its check is
-			// unavailable, which calls for review, never pending.
-			{"allowed tradability", map[string]any{"company_name": "Nordic Fjord Energy AS", "country": "Norway", "product": "crude", "directors": []string{"Kari Nordmann"}},
-				"review", "unavailable", "pass", "cluster_blocklist unavailable"},
+			{"both pass: pending, not a clearance", map[string]any{"company_name": "Nordic Fjord Energy AS", "country": "Norway", "product": "crude", "directors": []string{"Kari Nordmann"}},
+				"pending", "pass", "pass", "still running. Not a clearance"},
 			{"blocked tradability fails", map[string]any{"company_name": "Persian Gulf Crude Co", "country": "IR", "product": "crude"},
-				"fail", "unavailable", "fail", "regulatory_tradability fail: Iran"},
+				"fail", "pass", "fail", "regulatory_tradability fail: Iran"},
 			{"restricted tradability", map[string]any{"company_name": "Volga Export LLC", "country": "Russia", "product": "diesel"},
-				"review", "unavailable", "review", "restricted"},
+				"review", "pass", "review", "restricted"},
 			{"no country: tradability not checked", map[string]any{"company_name": "Nowhere Trading Ltd"},
-				"review", "unavailable", "not_checked", "tradability not assessed"},
+				"pending", "pass", "not_checked", "tradability not assessed"},
+			{"confirmed cluster fails", map[string]any{"company_name": "Phantom Cargo Brokers Ltd", "country": "AE", "product": "crude"},
+				"fail", "fail", "pass", "matches a confirmed scam-cluster record: Phantom Cargo Brokers Ltd (confirmed)"},
+			{"confirmed cluster by alias, country not given", map[string]any{"company_name": "P.C.B. fuels"},
+				"fail", "fail", "not_checked", "confirmed scam-cluster record"},
+			{"likely cluster: review", map[string]any{"company_name": "Probable Fuel Partners"},
+				"review", "review", "not_checked", "rated likely"},
+			{"suspected cluster: review, a lead", map[string]any{"company_name": "Rumoured Bunker Traders", "country": "United Kingdom", "product": "lpg"},
+				"review", "review", "pass", "a publicly reported lead, not a confirmed fraud"},
+			{"cluster record of another country does not match", map[string]any{"company_name": "Phantom Cargo Brokers Ltd", "country": "Norway", "product": "lng"},
+				"pending", "pass", "pass", "Not a clearance"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -345,12 +370,12 @@ func TestE2EKYC(t *testing.T) {
 		for _, s := range done.Steps {
 			got = append(got, s.stepStatus())
 		}
-		want := []string{"cluster_blocklist=unavailable", "regulatory_tradability=pass", "sanctions=degraded", "directors=unavailable",
+		want := []string{"cluster_blocklist=pass", "regulatory_tradability=pass", "sanctions=degraded", "directors=degraded",
 			"ownership=unavailable", "adverse_media=unmeasured", "verdict=review"}
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(stepSeqs(done.Steps), allSeqs) {
 			t.Errorf("steps = %v, want %v", got, want)
 		}
-		if done.Verdict != "review" || done.InitialVerdict != "review" || !strings.Contains(done.VerdictReasoning, "sanctions degraded: sanctions lookup degraded") ||
+		if done.Verdict != "review" || done.InitialVerdict != "pending" || !strings.Contains(done.VerdictReasoning, "sanctions degraded: sanctions lookup degraded") ||
 			!strings.Contains(done.VerdictReasoning, "ownership unavailable") {
 			t.Errorf("final verdict = %s %q", done.Verdict, done.VerdictReasoning)
 		}
@@ -557,7 +582,7 @@ func TestE2EKYC(t *testing.T) {
 			t.Fatalf("startScreening = %s", r.body)
 		}
 		st := g.Data.StartScreening
-		if st.Verdict != "review" || st.Status != "running" || st.Input.Metadata != `{"ref": "deal-7"}` {
+		if st.Verdict != "pending" || st.Status != "running" || st.Input.Metadata != `{"ref": "deal-7"}` {
 			t.Errorf("startScreening = %s", r.body)
 		}
 		_, next := wsFollow(t, in, k.Key, st.ScreeningRunID)

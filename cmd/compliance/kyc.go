@@ -3,24 +3,33 @@ package main
 import (
 	"context"
 	"log/slog"
+	"time"
 
+	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/kyc"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
 	"github.com/tradecompliance/compliance/relational"
 )
 
+// clusterReloadEvery is how often the KYC cluster step's registry checks
+// the registry version (a change made by the CLI or another instance).
+const clusterReloadEvery = 5 * time.Second
+
 // startKYC makes the screening service both transports call, starts this
 // instance's progress hub (one LISTEN connection) and returns the job set
 // that runs screening runs here, none when KYC_WORKERS is 0.
 //
-// The cluster registry and the ownership graph are not wired yet: their
-// steps report unavailable (never pass) until they are.
+// The cluster step reads an in-memory cluster.Registry kept fresh every
+// clusterReloadEvery. The ownership graph is not wired yet: its step
+// reports unavailable (never pass) until it is.
 func startKYC(ctx context.Context, cfg Config, pg *relational.DB, matrix *regulatory.Matrix, screener *sanctions.Screener, log *slog.Logger) (*kyc.Service, []relational.JobSet) {
 	hub := pg.NewProgressHub(log)
 	go hub.Run(ctx)
+	clusters := &cluster.Registry{Source: pg}
+	go clusters.Watch(ctx, clusterReloadEvery, log)
 	svc := &kyc.Service{
-		Engine:    kyc.Engine{Matrix: matrix, Sanctions: screener},
+		Engine:    kyc.Engine{Clusters: clusters, Matrix: matrix, Sanctions: screener},
 		Store:     pg,
 		Progress:  hub,
 		StepDelay: cfg.KYCStepDelay,
