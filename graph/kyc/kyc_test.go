@@ -1,0 +1,343 @@
+package kyc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/cluster"
+	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/sanctions"
+)
+
+func steps(st map[Step]Status) map[Step]StepResult {
+	out := map[Step]StepResult{}
+	for s, status := range st {
+		out[s] = StepResult{Step: s, Status: status, Summary: string(s) + " summary"}
+	}
+	return out
+}
+
+// allPass is a run whose six steps found nothing on complete data.
+func allPass() map[Step]Status {
+	return map[Step]Status{
+		StepClusterBlocklist: StatusPass, StepRegulatoryTradability: StatusPass, StepSanctions: StatusPass,
+		StepDirectors: StatusPass, StepOwnership: StatusPass, StepAdverseMedia: StatusUnmeasured,
+	}
+}
+
+func with(m map[Step]Status, s Step, st Status) map[Step]Status {
+	m[s] = st
+	return m
+}
+
+func TestFinalVerdict(t *testing.T) {
+	tests := []struct {
+		name    string
+		steps   map[Step]Status
+		want    Verdict
+		because string // a fragment of the reasoning
+	}{
+		{"every step clean", allPass(), VerdictPass, "not a clearance"},
+		{"tradability and directors not checked still pass", with(with(allPass(), StepRegulatoryTradability, StatusNotChecked), StepDirectors, StatusNotChecked), VerdictPass, "regulatory_tradability not_checked"},
+		{"confirmed cluster fails", with(allPass(), StepClusterBlocklist, StatusFail), VerdictFail, "cluster_blocklist fail"},
+		{"blocked tradability fails", with(allPass(), StepRegulatoryTradability, StatusFail), VerdictFail, "regulatory_tradability fail"},
+		{"OFAC 50 percent rule fails", with(allPass(), StepOwnership, StatusFail), VerdictFail, "ownership fail"},
+		{"suspected cluster reviews", with(allPass(), StepClusterBlocklist, StatusReview), VerdictReview, "cluster_blocklist review"},
+		{"sanctions hit reviews", with(allPass(), StepSanctions, StatusReview), VerdictReview, "sanctions review"},
+		{"degraded sanctions never pass", with(allPass(), StepSanctions, StatusDegraded), VerdictReview, "sanctions degraded"},
+		{"unavailable sanctions never pass", with(allPass(), StepSanctions, StatusUnavailable), VerdictReview, "sanctions unavailable"},
+		{"unavailable ownership never passes", with(allPass(), StepOwnership, StatusUnavailable), VerdictReview, "ownership unavailable"},
+		{"ownership not in the graph never passes", with(allPass(), StepOwnership, StatusNotScreened), VerdictReview, "ownership not_screened"},
+		{"unavailable cluster registry never passes", with(allPass(), StepClusterBlocklist, StatusUnavailable), VerdictReview, "cluster_blocklist unavailable"},
+		{"a director's confirmed cluster name is a lead", with(allPass(), StepDirectors, StatusFail), VerdictReview, "directors fail"},
+		{"fail outranks review", with(with(allPass(), StepSanctions, StatusReview), StepRegulatoryTradability, StatusFail), VerdictFail, "Other steps: cluster_blocklist pass"},
+		{"a missing step never passes", func() map[Step]Status { m := allPass(); delete(m, StepSanctions); return m }(), VerdictReview, "sanctions step did not run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Final(steps(tt.steps))
+			if got.Verdict != tt.want || !strings.Contains(got.Reasoning, tt.because) || len(got.Reasons) != 6 {
+				t.Errorf("Final() = %s %q (%d reasons), want %s with %q", got.Verdict, got.Reasoning, len(got.Reasons), tt.want, tt.because)
+			}
+		})
+	}
+}
+
+func TestInitialVerdict(t *testing.T) {
+	tests := []struct {
+		name                 string
+		cluster, tradability Status
+		want                 Verdict
+		because              string
+	}{
+		{"both pass: pending, not a clearance", StatusPass, StatusPass, VerdictPending, "Not a clearance"},
+		{"tradability not checked: pending", StatusPass, StatusNotChecked, VerdictPending, "still running"},
+		{"confirmed cluster", StatusFail, StatusPass, VerdictFail, "cluster_blocklist fail"},
+		{"blocked tradability", StatusPass, StatusFail, VerdictFail, "regulatory_tradability fail"},
+		{"likely or suspected cluster", StatusReview, StatusPass, VerdictReview, "cluster_blocklist review"},
+		{"restricted tradability", StatusPass, StatusReview, VerdictReview, "regulatory_tradability review"},
+		{"registry unavailable", StatusUnavailable, StatusPass, VerdictReview, "cluster_blocklist unavailable"},
+		{"fail and review", StatusReview, StatusFail, VerdictFail, "regulatory_tradability fail"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Initial(StepResult{Step: StepClusterBlocklist, Status: tt.cluster}, StepResult{Step: StepRegulatoryTradability, Status: tt.tradability})
+			if got.Verdict != tt.want || !strings.Contains(got.Reasoning, tt.because) {
+				t.Errorf("Initial(%s, %s) = %s %q, want %s with %q", tt.cluster, tt.tradability, got.Verdict, got.Reasoning, tt.want, tt.because)
+			}
+		})
+	}
+}
+
+// mapChecker is an in-memory cluster.Checker over normalized names.
+type mapChecker struct {
+	recs []cluster.Record
+	err  error
+}
+
+func (m mapChecker) Check(_ context.Context, entity, country string) (cluster.CheckResult, error) {
+	if m.err != nil {
+		return cluster.CheckResult{}, m.err
+	}
+	var res cluster.CheckResult
+	key := cluster.Normalize(entity)
+	for _, r := range m.recs {
+		if cluster.Normalize(r.EntityName) != key || (country != "" && r.Country != country) {
+			continue
+		}
+		res.Matched = true
+		res.Matches = append(res.Matches, r)
+		if r.Severity.Rank() > res.HighestSeverity.Rank() {
+			res.HighestSeverity = r.Severity
+		}
+	}
+	return res, nil
+}
+
+type fixedOwnership struct {
+	x   OwnershipExposure
+	err error
+}
+
+func (f fixedOwnership) Exposure(context.Context, string, string) (OwnershipExposure, error) {
+	return f.x, f.err
+}
+
+// screener returns a sanctions screener with every list loaded (or only the
+// first when partial) holding entries.
+func screener(partial bool, entries ...sanctions.Entry) *sanctions.Screener {
+	s := &sanctions.Screener{}
+	var states []sanctions.ListState
+	for i, l := range graph.SanctionsLists {
+		if partial && i > 0 {
+			break
+		}
+		states = append(states, sanctions.ListState{ID: l.ID, Rows: 1, IngestedAt: time.Now()})
+	}
+	s.Replace(states, entries)
+	return s
+}
+
+func TestSteps(t *testing.T) {
+	m, err := regulatory.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := mapChecker{recs: []cluster.Record{
+		{ID: "c1", EntityName: "Phantom Cargo Brokers", Severity: cluster.Confirmed, Country: "AE"},
+		{ID: "c2", EntityName: "Rumoured Bunker Traders", Severity: cluster.Suspected, Country: "GB"},
+		{ID: "c3", EntityName: "Ivan Phantom", Severity: cluster.Confirmed},
+	}}
+	sdn := sanctions.Entry{List: sanctions.ListUSSDN, SourceID: "9", Kind: sanctions.Entity, Name: "SHADOW FLEET PETROLEUM LLC"}
+	person := sanctions.Entry{List: sanctions.ListUN, SourceID: "P1", Kind: sanctions.Person, Name: "Boris Blacklisted"}
+	full := screener(false, sdn, person)
+	tests := []struct {
+		name   string
+		engine Engine
+		step   Step
+		in     Input
+		want   Status
+		says   string
+	}{
+		{"cluster: no record", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Clean Co"}, StatusPass, "no cluster blocklist record"},
+		{"cluster: confirmed", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "PHANTOM cargo brokers", Country: "AE"}, StatusFail, "confirmed"},
+		{"cluster: other country", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Phantom Cargo Brokers", Country: "NO"}, StatusPass, "no cluster"},
+		{"cluster: suspected is a lead", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Rumoured Bunker Traders"}, StatusReview, "not a confirmed fraud"},
+		{"cluster: registry down", Engine{Clusters: mapChecker{err: graph.Unavailable("cluster registry", errors.New("down"))}}, StepClusterBlocklist, Input{CompanyName: "Clean Co"}, StatusUnavailable, "cluster registry is unavailable"},
+		{"cluster: none configured", Engine{}, StepClusterBlocklist, Input{CompanyName: "Clean Co"}, StatusUnavailable, "not configured"},
+		{"tradability: allowed", Engine{Matrix: m}, StepRegulatoryTradability, Input{CompanyName: "X", Country: "NO", Product: "crude"}, StatusPass, "allowed"},
+		{"tradability: blocked", Engine{Matrix: m}, StepRegulatoryTradability, Input{CompanyName: "X", Country: "KP", Product: "lng"}, StatusFail, "blocked"},
+		{"tradability: restricted", Engine{Matrix: m}, StepRegulatoryTradability, Input{CompanyName: "X", Country: "VE", Product: "crude"}, StatusReview, "restricted"},
+		{"tradability: no product", Engine{Matrix: m}, StepRegulatoryTradability, Input{CompanyName: "X", Country: "NO"}, StatusNotChecked, "product not given"},
+		{"sanctions: hit", Engine{Sanctions: full}, StepSanctions, Input{CompanyName: "Shadow Fleet Petroleum LLC"}, StatusReview, "us_sdn 9"},
+		{"sanctions: clean on all lists", Engine{Sanctions: full}, StepSanctions, Input{CompanyName: "Nordic Fjord Energy"}, StatusPass, "on the 8 lists"},
+		{"sanctions: partial lists", Engine{Sanctions: screener(true)}, StepSanctions, Input{CompanyName: "Nordic Fjord Energy"}, StatusDegraded, "not screened"},
+		{"sanctions: nothing loaded", Engine{Sanctions: &sanctions.Screener{}}, StepSanctions, Input{CompanyName: "Nordic Fjord Energy"}, StatusUnavailable, "unavailable"},
+		{"directors: none given", Engine{Clusters: reg, Sanctions: full}, StepDirectors, Input{CompanyName: "X"}, StatusNotChecked, "no directors"},
+		{"directors: clean", Engine{Clusters: reg, Sanctions: full}, StepDirectors, Input{CompanyName: "X", Directors: []string{"Kari Nordmann"}}, StatusPass, "1 director(s)"},
+		{"directors: sanctioned person", Engine{Clusters: reg, Sanctions: full}, StepDirectors, Input{CompanyName: "X", Directors: []string{"Kari Nordmann", "Boris Blacklisted"}}, StatusReview, "un P1"},
+		{"directors: confirmed cluster name is review", Engine{Clusters: reg, Sanctions: full}, StepDirectors, Input{CompanyName: "X", Directors: []string{"Ivan Phantom"}}, StatusReview, "confirmed"},
+		{"ownership: not wired", Engine{}, StepOwnership, Input{CompanyName: "X"}, StatusUnavailable, "not wired"},
+		{"ownership: lookup fails", Engine{Ownership: fixedOwnership{err: graph.Unavailable("ownership graph", errors.New("x"))}}, StepOwnership, Input{CompanyName: "X"}, StatusUnavailable, "ownership graph is unavailable"},
+		{"ownership: not in graph", Engine{Ownership: fixedOwnership{}}, StepOwnership, Input{CompanyName: "X"}, StatusNotScreened, "holds no entity"},
+		{"ownership: clean", Engine{Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50Clear}}}, StepOwnership, Input{CompanyName: "X"}, StatusPass, "coverage is partial"},
+		{"ownership: below 50", Engine{Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50BelowThreshold, AggregateBlockedShare: 0.3,
+			BlockedOwners: []ExposedOwner{{Name: "Bad Holder", EffectiveShare: 0.3}}}}}, StepOwnership, Input{CompanyName: "X"}, StatusReview, "30.0%"},
+		{"ownership: OFAC 50", Engine{Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50Blocked, AggregateBlockedShare: 0.55,
+			BlockedOwners: []ExposedOwner{{Name: "Bad Holder", EffectiveShare: 0.55}}}}}, StepOwnership, Input{CompanyName: "X"}, StatusFail, "OFAC 50 percent rule"},
+		{"adverse media", Engine{}, StepAdverseMedia, Input{CompanyName: "X"}, StatusUnmeasured, "unmeasured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Service{Engine: tt.engine}
+			got := s.runStep(context.Background(), "run", tt.step, tt.in)
+			if got.Status != tt.want || !strings.Contains(got.Summary, tt.says) || got.Seq != tt.step.Seq() || !json.Valid(got.Evidence) {
+				t.Errorf("%s = %s %q (seq %d), want %s with %q", tt.step, got.Status, got.Summary, got.Seq, tt.want, tt.says)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    Input
+		field string
+		code  graph.Code
+	}{
+		{"ok", Input{CompanyName: " Acme Oil ", Country: "Norway", Product: "diesel", Directors: []string{" Jane "}}, "", ""},
+		{"no name", Input{}, "company_name", graph.CodeInvalid},
+		{"name of symbols", Input{CompanyName: "&&"}, "company_name", graph.CodeInvalid},
+		{"name too long", Input{CompanyName: strings.Repeat("a", 301)}, "company_name", graph.CodeInvalid},
+		{"unknown country", Input{CompanyName: "Acme", Country: "Narnia"}, "country", graph.CodeInvalid},
+		{"unknown product", Input{CompanyName: "Acme", Product: "coal"}, "product", graph.CodeInvalidParam},
+		{"bad director", Input{CompanyName: "Acme", Directors: []string{"ok name", ""}}, "directors[1]", graph.CodeInvalid},
+		{"too many directors", Input{CompanyName: "Acme", Directors: make([]string, 51)}, "directors", graph.CodeInvalid},
+		{"metadata array", Input{CompanyName: "Acme", Metadata: json.RawMessage(`[1]`)}, "metadata", graph.CodeInvalid},
+		{"metadata too big", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"a":"` + strings.Repeat("x", MaxMetadataSize) + `"}`)}, "metadata", graph.CodeInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.in.Validate()
+			if tt.field == "" {
+				if err != nil || got.CompanyName != "Acme Oil" || got.Country != "NO" || got.Directors[0] != "Jane" || string(got.Metadata) != "{}" {
+					t.Errorf("Validate() = %+v, %v", got, err)
+				}
+				return
+			}
+			e := graph.AsError(err)
+			if e == nil || e.Field != tt.field || e.Code != tt.code {
+				t.Errorf("Validate() error = %v, want %s naming %s", err, tt.code, tt.field)
+			}
+		})
+	}
+}
+
+// memStore is an in-memory Store for the pipeline's own tests.
+type memStore struct {
+	mu      sync.Mutex
+	runs    map[string]*Run
+	appends int
+	events  []graph.Event
+	failAt  int // AppendStep fails once when appends reaches it
+}
+
+func (m *memStore) CreateRun(_ context.Context, run *Run, done []StepResult) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	run.EntityID = "e-" + run.ID
+	c := *run
+	c.Steps = append([]StepResult(nil), done...)
+	m.runs[run.ID] = &c
+	return nil
+}
+func (m *memStore) QueueRescreen(context.Context, string, string, string, time.Time) (Run, error) {
+	return Run{}, errors.New("not used")
+}
+func (m *memStore) WorkRun(_ context.Context, id string) (Run, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.runs[id]
+	if !ok {
+		return Run{}, graph.Errorf(graph.CodeNotFound, "no run")
+	}
+	c := *r
+	c.Steps = append([]StepResult(nil), r.Steps...)
+	return c, nil
+}
+func (m *memStore) AppendStep(_ context.Context, s StepResult) (StepResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.appends++
+	if m.appends == m.failAt {
+		return s, errors.New("database went away")
+	}
+	r := m.runs[s.RunID]
+	for _, have := range r.Steps {
+		if have.Seq == s.Seq {
+			return have, nil
+		}
+	}
+	r.Steps = append(r.Steps, s)
+	return s, nil
+}
+func (m *memStore) CompleteRun(_ context.Context, v StepResult, ve VerdictEvidence, evs []graph.Event) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.runs[v.RunID]
+	if r.Status == RunCompleted {
+		return nil
+	}
+	r.Steps = append(r.Steps, v)
+	r.Status, r.Verdict, r.VerdictReasoning = RunCompleted, ve.Verdict, ve.Reasoning
+	m.events = append(m.events, evs...)
+	return nil
+}
+func (m *memStore) Run(_ context.Context, _, id string) (Run, error) {
+	return m.WorkRun(context.Background(), id)
+}
+func (m *memStore) Dossier(context.Context, string, string) (Dossier, error) { return Dossier{}, nil }
+
+// A run whose job fails midway is resumed by the retry without running or
+// emitting a logged step again, and completes once with its events.
+func TestExecuteResumesAfterFailure(t *testing.T) {
+	m, _ := regulatory.Default()
+	sdn := sanctions.Entry{List: sanctions.ListUSSDN, SourceID: "9", Kind: sanctions.Entity, Name: "SHADOW FLEET PETROLEUM LLC"}
+	store := &memStore{runs: map[string]*Run{}, failAt: 2}
+	svc := &Service{Engine: Engine{Clusters: mapChecker{}, Matrix: m, Sanctions: screener(false, sdn),
+		Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50Clear}}}, Store: store}
+	ctx := context.Background()
+	run, err := svc.Screen(ctx, "member", Input{CompanyName: "Shadow Fleet Petroleum LLC", Country: "NO", Product: "crude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Verdict != VerdictPending || run.Checks.ClusterBlocklist.Status != StatusPass || run.Checks.RegulatoryTradability.Status != StatusPass {
+		t.Fatalf("Screen() = %s %+v", run.Verdict, run.Checks)
+	}
+	if err := svc.Execute(ctx, run.ID); err == nil {
+		t.Fatal("Execute() with a failing store = nil, want the error (the job retries)")
+	}
+	if err := svc.Execute(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Execute(ctx, run.ID); err != nil { // a duplicate job
+		t.Fatal(err)
+	}
+	got, _ := store.WorkRun(ctx, run.ID)
+	var seqs []int
+	for _, s := range got.Steps {
+		seqs = append(seqs, s.Seq)
+	}
+	if len(seqs) != 7 || seqs[6] != 7 || got.Verdict != VerdictReview || !strings.Contains(got.VerdictReasoning, "potential sanctions match") {
+		t.Errorf("run = steps %v, verdict %s %q; want 7 steps and review on the sanctions hit", seqs, got.Verdict, got.VerdictReasoning)
+	}
+	if len(store.events) != 1 || store.events[0].Type != graph.EventKYCMatchDetected {
+		t.Errorf("events = %+v, want one kyc.match_detected", store.events)
+	}
+}
