@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -164,22 +163,25 @@ func (db *DB) CreateRun(ctx context.Context, run *kyc.Run, done []kyc.StepResult
 	}
 	return pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `
-			INSERT INTO kyc_dossiers (entity_id, member_id, name_key, company_name, country, product, directors, metadata, created_at)
-			VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8)
-			ON CONFLICT (member_id, name_key) DO UPDATE SET company_name = EXCLUDED.company_name,
-				product = EXCLUDED.product, directors = EXCLUDED.directors, metadata = EXCLUDED.metadata
-			RETURNING entity_id::text`,
-			run.MemberID, kyc.NameKey(in), in.CompanyName, in.Country, in.Product, in.Directors, in.Metadata, run.CreatedAt).Scan(&run.EntityID)
+			WITH d AS (
+				INSERT INTO kyc_dossiers (entity_id, member_id, name_key, company_name, country, product, directors, metadata, created_at)
+				VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8)
+				ON CONFLICT (member_id, name_key) DO UPDATE SET company_name = EXCLUDED.company_name,
+					product = EXCLUDED.product, directors = EXCLUDED.directors, metadata = EXCLUDED.metadata
+				RETURNING entity_id
+			), r AS (
+				INSERT INTO kyc_runs (id, member_id, entity_id, kind, status, input, initial_verdict, verdict, verdict_reasoning, created_at)
+				SELECT $9, $1, d.entity_id, $10, $11, $12, $13, $14, $15, $8 FROM d
+				RETURNING entity_id
+			)
+			SELECT entity_id::text FROM r`,
+			run.MemberID, kyc.NameKey(in), in.CompanyName, in.Country, in.Product, in.Directors, in.Metadata, run.CreatedAt,
+			run.ID, run.Kind, run.Status, input, string(run.InitialVerdict), string(run.Verdict), run.VerdictReasoning).Scan(&run.EntityID)
 		if err != nil {
-			return fmt.Errorf("upsert dossier: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO kyc_runs (id, member_id, entity_id, kind, status, input, initial_verdict, verdict, verdict_reasoning, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			run.ID, run.MemberID, run.EntityID, run.Kind, run.Status, input, string(run.InitialVerdict), string(run.Verdict), run.VerdictReasoning, run.CreatedAt); err != nil {
 			return fmt.Errorf("insert run: %w", err)
 		}
 		for i := range done {
-			s, err := appendStepTx(ctx, tx, done[i])
+			s, err := appendStep(ctx, tx, done[i])
 			if err != nil {
 				return err
 			}
@@ -275,11 +277,15 @@ func (db *DB) Run(ctx context.Context, memberID, runID string) (kyc.Run, error) 
 
 const stepColumns = `run_id::text, seq, step, status, started_at, finished_at, emitted_at, summary, payload`
 
-func scanStep(row pgx.Row) (kyc.StepResult, error) {
+func scanStep(row pgx.Row) (kyc.StepResult, error) { return scanStepWith(row) }
+
+// scanStepWith scans a step followed by extra columns into extra.
+func scanStepWith(row pgx.Row, extra ...any) (kyc.StepResult, error) {
 	var s kyc.StepResult
 	var step, status string
 	var payload []byte
-	err := row.Scan(&s.RunID, &s.Seq, &step, &status, &s.StartedAt, &s.FinishedAt, &s.EmittedAt, &s.Summary, &payload)
+	dst := append([]any{&s.RunID, &s.Seq, &step, &status, &s.StartedAt, &s.FinishedAt, &s.EmittedAt, &s.Summary, &payload}, extra...)
+	err := row.Scan(dst...)
 	s.Step, s.Status, s.Evidence = kyc.Step(step), kyc.Status(status), payload
 	s.StartedAt, s.FinishedAt, s.EmittedAt = s.StartedAt.UTC(), s.FinishedAt.UTC(), s.EmittedAt.UTC()
 	s.Final = s.Step == kyc.StepVerdict
@@ -304,68 +310,70 @@ func (db *DB) RunSteps(ctx context.Context, runID string, after int) ([]kyc.Step
 	return out, rows.Err()
 }
 
-// appendStepTx inserts a step unless its seq is logged, notifying
-// ProgressChannel when it does, and returns the step as logged.
-func appendStepTx(ctx context.Context, tx pgx.Tx, s kyc.StepResult) (kyc.StepResult, error) {
+// querier is a pool or a transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// appendStepSQL inserts a step unless its seq is logged and, when it
+// inserted, notifies ProgressChannel, in one statement.
+const appendStepSQL = `
+	WITH ins AS (
+		INSERT INTO kyc_run_events (run_id, seq, step, status, started_at, finished_at, summary, payload)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (run_id, seq) DO NOTHING
+		RETURNING ` + stepColumns + `
+	)
+	SELECT ins.*, pg_notify('` + ProgressChannel + `', $1::text || ':' || $2::text) FROM ins`
+
+// appendStep inserts a step unless its seq is logged, notifying
+// ProgressChannel when it does, and returns the step as logged (the first
+// one when it was logged before: a retried job keeps the first).
+func appendStep(ctx context.Context, q querier, s kyc.StepResult) (kyc.StepResult, error) {
 	ev := s.Evidence
 	if len(ev) == 0 {
 		ev = json.RawMessage("null")
 	}
-	logged, err := scanStep(tx.QueryRow(ctx, `
-		INSERT INTO kyc_run_events (run_id, seq, step, status, started_at, finished_at, summary, payload)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (run_id, seq) DO NOTHING
-		RETURNING `+stepColumns, s.RunID, s.Seq, string(s.Step), string(s.Status), s.StartedAt, s.FinishedAt, s.Summary, ev))
-	if errors.Is(err, pgx.ErrNoRows) { // logged before (a retried job): keep the first
-		return scanStep(tx.QueryRow(ctx, `SELECT `+stepColumns+` FROM kyc_run_events WHERE run_id = $1 AND seq = $2`, s.RunID, s.Seq))
+	var notified any
+	logged, err := scanStepWith(q.QueryRow(ctx, appendStepSQL, s.RunID, s.Seq, string(s.Step), string(s.Status), s.StartedAt, s.FinishedAt, s.Summary, ev), &notified)
+	if errors.Is(err, pgx.ErrNoRows) {
+		logged, err = scanStep(q.QueryRow(ctx, `SELECT `+stepColumns+` FROM kyc_run_events WHERE run_id = $1 AND seq = $2`, s.RunID, s.Seq))
 	}
 	if err != nil {
 		return s, fmt.Errorf("append step: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, ProgressChannel, s.RunID+":"+strconv.Itoa(s.Seq)); err != nil {
-		return s, fmt.Errorf("notify step: %w", err)
-	}
 	return logged, nil
 }
 
-// AppendStep records a finished step and notifies subscribers, in one
-// transaction.
+// AppendStep records a finished step and notifies subscribers in one
+// statement (its own transaction).
 func (db *DB) AppendStep(ctx context.Context, s kyc.StepResult) (kyc.StepResult, error) {
-	var logged kyc.StepResult
-	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		var err error
-		logged, err = appendStepTx(ctx, tx, s)
-		return err
-	})
-	return logged, err
+	return appendStep(ctx, db.Pool, s)
 }
 
 // CompleteRun records the verdict step, the final verdict, the dossier's
 // screening time and the run's events, in one transaction.
 func (db *DB) CompleteRun(ctx context.Context, verdict kyc.StepResult, ve kyc.VerdictEvidence, events []graph.Event) error {
 	return pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		var status, entity string
-		err := tx.QueryRow(ctx, `SELECT status, entity_id::text FROM kyc_runs WHERE id = $1 FOR UPDATE`, verdict.RunID).Scan(&status, &entity)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return graph.Errorf(graph.CodeNotFound, "no such screening run")
-		}
+		// The run's row lock serialises completions; a completed run is
+		// left as it is.
+		tag, err := tx.Exec(ctx, `
+			WITH r AS (
+				UPDATE kyc_runs SET status = 'completed', verdict = $2, verdict_reasoning = $3, completed_at = $4
+				WHERE id = $1 AND status <> 'completed'
+				RETURNING entity_id
+			)
+			UPDATE kyc_dossiers d SET last_screened_at = greatest(coalesce(d.last_screened_at, $4), $4)
+			FROM r WHERE d.entity_id = r.entity_id`,
+			verdict.RunID, string(ve.Verdict), ve.Reasoning, verdict.FinishedAt)
 		if err != nil {
 			return fmt.Errorf("complete run: %w", err)
 		}
-		if status == kyc.RunCompleted {
-			return nil
+		if tag.RowsAffected() == 0 {
+			return nil // completed before, or unknown
 		}
-		logged, err := appendStepTx(ctx, tx, verdict)
-		if err != nil {
+		if _, err := appendStep(ctx, tx, verdict); err != nil {
 			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE kyc_runs SET status = 'completed', verdict = $2, verdict_reasoning = $3, completed_at = $4 WHERE id = $1`,
-			verdict.RunID, string(ve.Verdict), ve.Reasoning, logged.FinishedAt); err != nil {
-			return fmt.Errorf("complete run: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE kyc_dossiers SET last_screened_at = greatest(coalesce(last_screened_at, $2), $2) WHERE entity_id = $1`,
-			entity, logged.FinishedAt); err != nil {
-			return fmt.Errorf("complete run: %w", err)
 		}
 		return db.publishTx(ctx, tx, events...)
 	})

@@ -2,6 +2,7 @@ package relational
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
@@ -108,6 +109,7 @@ func (h *ProgressHub) deliver(ctx context.Context, runID string, seq int) {
 	var ev *kyc.StepResult
 	if err == nil && len(evs) > 0 && evs[0].Seq == seq {
 		ev = &evs[0]
+		ev.JSON, _ = json.Marshal(ev) // once for every local subscriber
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

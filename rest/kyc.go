@@ -161,7 +161,10 @@ func (s *server) kycRunEvents(w http.ResponseWriter, r *http.Request) error {
 				return nil
 			}
 			if ev.Seq > after {
-				b, _ := json.Marshal(ev)
+				b := ev.JSON
+				if b == nil {
+					b, _ = json.Marshal(ev)
+				}
 				fmt.Fprintf(out, "id: %d\nevent: step\ndata: %s\n\n", ev.Seq, b)
 			}
 			if ev.Final {

@@ -204,6 +204,9 @@ type StepResult struct {
 	Evidence   json.RawMessage `json:"evidence"`   // the step's findings; shape per step (README)
 	// Final is true on the verdict step, the run's last event.
 	Final bool `json:"final"`
+	// JSON is the event as JSON when the progress feed encoded it once for
+	// all its subscribers; nil otherwise.
+	JSON json.RawMessage `json:"-"`
 }
 
 // Check is the state of a synchronous check as the spec's checks object
