@@ -180,13 +180,11 @@ func (db *DB) CreateRun(ctx context.Context, run *kyc.Run, done []kyc.StepResult
 		if err != nil {
 			return fmt.Errorf("insert run: %w", err)
 		}
-		for i := range done {
-			s, err := appendStep(ctx, tx, done[i])
-			if err != nil {
-				return err
-			}
-			done[i] = s
+		logged, err := appendSteps(ctx, tx, done)
+		if err != nil {
+			return err
 		}
+		copy(done, logged)
 		return db.enqueueRuns(ctx, tx, run.ID)
 	})
 }
@@ -250,8 +248,13 @@ func scanRun(row pgx.Row) (kyc.Run, error) {
 
 // WorkRun returns a run with its logged steps, marking a queued run running.
 func (db *DB) WorkRun(ctx context.Context, runID string) (kyc.Run, error) {
-	r, err := scanRun(db.Pool.QueryRow(ctx, `UPDATE kyc_runs SET status = CASE WHEN status = 'queued' THEN 'running' ELSE status END
-		WHERE id = $1 RETURNING `+runColumns, runID))
+	// A queued run is marked running; any other is only read (no write,
+	// no commit to wait for).
+	r, err := scanRun(db.Pool.QueryRow(ctx, `
+		WITH u AS (UPDATE kyc_runs SET status = 'running' WHERE id = $1 AND status = 'queued' RETURNING id)
+		SELECT id::text, member_id::text, entity_id::text, kind, CASE WHEN EXISTS (SELECT 1 FROM u) THEN 'running' ELSE status END,
+			input, initial_verdict, verdict, verdict_reasoning, created_at, completed_at
+		FROM kyc_runs WHERE id = $1`, runID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, graph.Errorf(graph.CodeNotFound, "no such screening run")
 	}
@@ -310,11 +313,6 @@ func (db *DB) RunSteps(ctx context.Context, runID string, after int) ([]kyc.Step
 	return out, rows.Err()
 }
 
-// querier is a pool or a transaction.
-type querier interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
 // appendStepSQL inserts a step unless its seq is logged and, when it
 // inserted, notifies ProgressChannel, in one statement.
 const appendStepSQL = `
@@ -326,34 +324,66 @@ const appendStepSQL = `
 	)
 	SELECT ins.*, pg_notify('` + ProgressChannel + `', $1::text || ':' || $2::text) FROM ins`
 
-// appendStep inserts a step unless its seq is logged, notifying
-// ProgressChannel when it does, and returns the step as logged (the first
-// one when it was logged before: a retried job keeps the first).
-func appendStep(ctx context.Context, q querier, s kyc.StepResult) (kyc.StepResult, error) {
-	ev := s.Evidence
-	if len(ev) == 0 {
-		ev = json.RawMessage("null")
+// appendSteps records steps in tx, pipelined in one round trip, and
+// returns them as logged.
+func appendSteps(ctx context.Context, tx pgx.Tx, steps []kyc.StepResult) ([]kyc.StepResult, error) {
+	b := &pgx.Batch{}
+	for _, s := range steps {
+		ev := s.Evidence
+		if len(ev) == 0 {
+			ev = json.RawMessage("null")
+		}
+		b.Queue(appendStepSQL, s.RunID, s.Seq, string(s.Step), string(s.Status), s.StartedAt, s.FinishedAt, s.Summary, ev)
 	}
-	var notified any
-	logged, err := scanStepWith(q.QueryRow(ctx, appendStepSQL, s.RunID, s.Seq, string(s.Step), string(s.Status), s.StartedAt, s.FinishedAt, s.Summary, ev), &notified)
-	if errors.Is(err, pgx.ErrNoRows) {
-		logged, err = scanStep(q.QueryRow(ctx, `SELECT `+stepColumns+` FROM kyc_run_events WHERE run_id = $1 AND seq = $2`, s.RunID, s.Seq))
+	res := tx.SendBatch(ctx, b)
+	out := make([]kyc.StepResult, len(steps))
+	var again []int // seqs logged before
+	for i := range steps {
+		var notified any
+		l, err := scanStepWith(res.QueryRow(), &notified)
+		if errors.Is(err, pgx.ErrNoRows) {
+			again = append(again, i)
+			continue
+		}
+		if err != nil {
+			res.Close()
+			return nil, fmt.Errorf("append steps: %w", err)
+		}
+		out[i] = l
 	}
-	if err != nil {
-		return s, fmt.Errorf("append step: %w", err)
+	if err := res.Close(); err != nil {
+		return nil, fmt.Errorf("append steps: %w", err)
 	}
-	return logged, nil
+	for _, i := range again { // a retried job keeps what was logged first
+		l, err := scanStep(tx.QueryRow(ctx, `SELECT `+stepColumns+` FROM kyc_run_events WHERE run_id = $1 AND seq = $2`, steps[i].RunID, steps[i].Seq))
+		if err != nil {
+			return nil, fmt.Errorf("append steps: %w", err)
+		}
+		out[i] = l
+	}
+	return out, nil
 }
 
-// AppendStep records a finished step and notifies subscribers in one
-// statement (its own transaction).
-func (db *DB) AppendStep(ctx context.Context, s kyc.StepResult) (kyc.StepResult, error) {
-	return appendStep(ctx, db.Pool, s)
+// AppendSteps records finished steps and notifies subscribers, in one
+// transaction.
+func (db *DB) AppendSteps(ctx context.Context, steps []kyc.StepResult) ([]kyc.StepResult, error) {
+	var out []kyc.StepResult
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		var err error
+		out, err = appendSteps(ctx, tx, steps)
+		return err
+	})
+	return out, err
 }
 
-// CompleteRun records the verdict step, the final verdict, the dossier's
-// screening time and the run's events, in one transaction.
-func (db *DB) CompleteRun(ctx context.Context, verdict kyc.StepResult, ve kyc.VerdictEvidence, events []graph.Event) error {
+// CompleteRun records the last steps (the verdict among them), the final
+// verdict, the dossier's screening time and the run's events, in one
+// transaction.
+func (db *DB) CompleteRun(ctx context.Context, steps []kyc.StepResult, ve kyc.VerdictEvidence, events []graph.Event) error {
+	if len(steps) == 0 || steps[len(steps)-1].Step != kyc.StepVerdict {
+		return errors.New("complete run: the verdict step must come last")
+	}
+	verdict := steps[len(steps)-1]
 	return pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		// The run's row lock serialises completions; a completed run is
 		// left as it is.
@@ -372,7 +402,7 @@ func (db *DB) CompleteRun(ctx context.Context, verdict kyc.StepResult, ve kyc.Ve
 		if tag.RowsAffected() == 0 {
 			return nil // completed before, or unknown
 		}
-		if _, err := appendStep(ctx, tx, verdict); err != nil {
+		if _, err := appendSteps(ctx, tx, steps); err != nil {
 			return err
 		}
 		return db.publishTx(ctx, tx, events...)

@@ -105,11 +105,10 @@ func (h *ProgressHub) deliver(ctx context.Context, runID string, seq int) {
 	if n == 0 {
 		return
 	}
-	evs, err := h.db.RunSteps(ctx, runID, seq-1)
 	var ev *kyc.StepResult
-	if err == nil && len(evs) > 0 && evs[0].Seq == seq {
-		ev = &evs[0]
-		ev.JSON, _ = json.Marshal(ev) // once for every local subscriber
+	if s, err := scanStep(h.db.Pool.QueryRow(ctx, `SELECT `+stepColumns+` FROM kyc_run_events WHERE run_id = $1 AND seq = $2`, runID, seq)); err == nil {
+		s.JSON, _ = json.Marshal(s) // once for every local subscriber
+		ev = &s
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

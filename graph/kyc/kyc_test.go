@@ -241,11 +241,10 @@ func TestValidate(t *testing.T) {
 
 // memStore is an in-memory Store for the pipeline's own tests.
 type memStore struct {
-	mu      sync.Mutex
-	runs    map[string]*Run
-	appends int
-	events  []graph.Event
-	failAt  int // AppendStep fails once when appends reaches it
+	mu           sync.Mutex
+	runs         map[string]*Run
+	events       []graph.Event
+	failComplete int // CompleteRun fails this many times first
 }
 
 func (m *memStore) CreateRun(_ context.Context, run *Run, done []StepResult) error {
@@ -271,30 +270,40 @@ func (m *memStore) WorkRun(_ context.Context, id string) (Run, error) {
 	c.Steps = append([]StepResult(nil), r.Steps...)
 	return c, nil
 }
-func (m *memStore) AppendStep(_ context.Context, s StepResult) (StepResult, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.appends++
-	if m.appends == m.failAt {
-		return s, errors.New("database went away")
-	}
-	r := m.runs[s.RunID]
-	for _, have := range r.Steps {
-		if have.Seq == s.Seq {
-			return have, nil
+func (m *memStore) append(steps []StepResult) []StepResult {
+	var out []StepResult
+	for _, s := range steps {
+		r := m.runs[s.RunID]
+		found := false
+		for _, have := range r.Steps {
+			if have.Seq == s.Seq {
+				out, found = append(out, have), true
+			}
+		}
+		if !found {
+			r.Steps = append(r.Steps, s)
+			out = append(out, s)
 		}
 	}
-	r.Steps = append(r.Steps, s)
-	return s, nil
+	return out
 }
-func (m *memStore) CompleteRun(_ context.Context, v StepResult, ve VerdictEvidence, evs []graph.Event) error {
+func (m *memStore) AppendSteps(_ context.Context, steps []StepResult) ([]StepResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r := m.runs[v.RunID]
+	return m.append(steps), nil
+}
+func (m *memStore) CompleteRun(_ context.Context, steps []StepResult, ve VerdictEvidence, evs []graph.Event) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failComplete > 0 {
+		m.failComplete--
+		return errors.New("database went away")
+	}
+	r := m.runs[steps[0].RunID]
 	if r.Status == RunCompleted {
 		return nil
 	}
-	r.Steps = append(r.Steps, v)
+	m.append(steps)
 	r.Status, r.Verdict, r.VerdictReasoning = RunCompleted, ve.Verdict, ve.Reasoning
 	m.events = append(m.events, evs...)
 	return nil
@@ -309,7 +318,7 @@ func (m *memStore) Dossier(context.Context, string, string) (Dossier, error) { r
 func TestExecuteResumesAfterFailure(t *testing.T) {
 	m, _ := regulatory.Default()
 	sdn := sanctions.Entry{List: sanctions.ListUSSDN, SourceID: "9", Kind: sanctions.Entity, Name: "SHADOW FLEET PETROLEUM LLC"}
-	store := &memStore{runs: map[string]*Run{}, failAt: 2}
+	store := &memStore{runs: map[string]*Run{}, failComplete: 1}
 	svc := &Service{Engine: Engine{Clusters: mapChecker{}, Matrix: m, Sanctions: screener(false, sdn),
 		Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50Clear}}}, Store: store}
 	ctx := context.Background()
@@ -322,6 +331,12 @@ func TestExecuteResumesAfterFailure(t *testing.T) {
 	}
 	if err := svc.Execute(ctx, run.ID); err == nil {
 		t.Fatal("Execute() with a failing store = nil, want the error (the job retries)")
+	}
+	// Steps 3 and 4 were logged before the ownership step (a lookup is
+	// configured, so it may be slow); the retry keeps them.
+	before, _ := store.WorkRun(ctx, run.ID)
+	if len(before.Steps) != 4 {
+		t.Fatalf("after the failed completion the log holds %d steps, want 4", len(before.Steps))
 	}
 	if err := svc.Execute(ctx, run.ID); err != nil {
 		t.Fatal(err)
@@ -336,6 +351,9 @@ func TestExecuteResumesAfterFailure(t *testing.T) {
 	}
 	if len(seqs) != 7 || seqs[6] != 7 || got.Verdict != VerdictReview || !strings.Contains(got.VerdictReasoning, "potential sanctions match") {
 		t.Errorf("run = steps %v, verdict %s %q; want 7 steps and review on the sanctions hit", seqs, got.Verdict, got.VerdictReasoning)
+	}
+	if !got.Steps[2].StartedAt.Equal(before.Steps[2].StartedAt) || !got.Steps[3].StartedAt.Equal(before.Steps[3].StartedAt) {
+		t.Error("the retry ran a logged step again")
 	}
 	if len(store.events) != 1 || store.events[0].Type != graph.EventKYCMatchDetected {
 		t.Errorf("events = %+v, want one kyc.match_detected", store.events)

@@ -25,14 +25,14 @@ type Store interface {
 	// WorkRun returns a run with its input and logged steps whoever owns
 	// it, marking a queued run running. It fails with not_found.
 	WorkRun(ctx context.Context, runID string) (Run, error)
-	// AppendStep records a finished step in its run's log and notifies
-	// subscribers, in one transaction, unless the log already holds its
-	// seq; it returns the step as logged.
-	AppendStep(ctx context.Context, s StepResult) (StepResult, error)
-	// CompleteRun records the verdict step, the run's final verdict, the
-	// dossier's screening time and events, in one transaction. A run
-	// already completed is left as it is.
-	CompleteRun(ctx context.Context, verdict StepResult, ve VerdictEvidence, events []graph.Event) error
+	// AppendSteps records finished steps in their run's log and notifies
+	// subscribers, in one transaction, skipping any seq the log already
+	// holds; it returns the steps as logged.
+	AppendSteps(ctx context.Context, steps []StepResult) ([]StepResult, error)
+	// CompleteRun records steps (the last of them the verdict), the run's
+	// final verdict, the dossier's screening time and events, in one
+	// transaction. A run already completed is left as it is.
+	CompleteRun(ctx context.Context, steps []StepResult, ve VerdictEvidence, events []graph.Event) error
 	// Run returns the member's run with its logged steps; not_found when
 	// there is none or it is another member's.
 	Run(ctx context.Context, memberID, runID string) (Run, error)
@@ -154,9 +154,34 @@ func (s *Service) Execute(ctx context.Context, runID string) error {
 	for _, st := range run.Steps {
 		done[st.Step] = st
 	}
+	// Finished steps are logged in batches: a batch is flushed (one
+	// commit, its events emitted together) before a step that may be slow,
+	// and the last one commits with the run's completion. So a run's
+	// background part costs one or two commits, and no event waits behind
+	// a slow step.
+	var pending []StepResult
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		logged, err := s.Store.AppendSteps(ctx, pending)
+		if err != nil {
+			return err
+		}
+		for _, l := range logged {
+			done[l.Step] = l
+		}
+		pending = nil
+		return nil
+	}
 	for _, step := range Steps[:6] {
 		if _, ok := done[step]; ok {
 			continue
+		}
+		if s.StepDelay > 0 || (step == StepOwnership && s.Ownership != nil) {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 		if s.StepDelay > 0 {
 			select {
@@ -165,19 +190,17 @@ func (s *Service) Execute(ctx context.Context, runID string) error {
 			case <-time.After(s.StepDelay):
 			}
 		}
-		logged, err := s.Store.AppendStep(ctx, s.runStep(ctx, run.ID, step, run.Input))
-		if err != nil {
-			return err
-		}
-		done[step] = logged
+		r := s.runStep(ctx, run.ID, step, run.Input)
+		pending = append(pending, r)
+		done[step] = r
 	}
 	ve := Final(done)
 	now := s.now()
-	verdict := StepResult{
+	pending = append(pending, StepResult{
 		RunID: run.ID, Seq: StepVerdict.Seq(), Step: StepVerdict, Status: verdictStatus(ve.Verdict), Summary: ve.Reasoning,
 		StartedAt: now, FinishedAt: now, Evidence: marshal(ve), Final: true,
-	}
-	return s.Store.CompleteRun(ctx, verdict, ve, s.events(run, done, now))
+	})
+	return s.Store.CompleteRun(ctx, pending, ve, s.events(run, done, now))
 }
 
 func verdictStatus(v Verdict) Status {
