@@ -1,11 +1,13 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tradecompliance/compliance/graph"
@@ -167,21 +169,65 @@ func (s *server) kycRunEvents(w http.ResponseWriter, r *http.Request) error {
 				}
 				fmt.Fprintf(out, "id: %d\nevent: step\ndata: %s\n\n", ev.Seq, b)
 			}
-			if ev.Final {
-				run, err := svc.GetRun(ctx, member, ev.RunID)
-				if err == nil {
-					b, _ := json.Marshal(run)
-					fmt.Fprintf(out, "event: completed\ndata: %s\n\n", b)
-				}
-			}
 			if rc.Flush() != nil {
 				return nil
 			}
 			if ev.Final {
+				if b, err := s.completedRun(ctx, svc, member, ev.RunID); err == nil {
+					fmt.Fprintf(out, "event: completed\ndata: %s\n\n", b)
+					rc.Flush()
+				}
 				return nil
 			}
 		}
 	}
+}
+
+// runCache holds the JSON of completed runs (which never change) for the
+// completed event of their streams: many subscribers of one run read it
+// once.
+type runCache struct {
+	mu   sync.Mutex
+	runs map[string]*cachedRun
+}
+
+type cachedRun struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+// completedRun returns the JSON of a completed run the stream's caller
+// owns (Follow checked it).
+func (s *server) completedRun(ctx context.Context, svc *kyc.Service, member, id string) ([]byte, error) {
+	c := &s.kycRuns
+	c.mu.Lock()
+	if c.runs == nil || len(c.runs) > 1000 {
+		c.runs = map[string]*cachedRun{}
+	}
+	e, ok := c.runs[id]
+	if !ok {
+		e = &cachedRun{}
+		c.runs[id] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		run, err := svc.GetRun(gctx, member, id)
+		if err == nil && run.Status != kyc.RunCompleted {
+			err = graph.Errorf(graph.CodeConflict, "run not completed")
+		}
+		if err != nil {
+			e.err = err
+			c.mu.Lock()
+			delete(c.runs, id) // the next stream tries again
+			c.mu.Unlock()
+			return
+		}
+		e.b, e.err = json.Marshal(run)
+	})
+	return e.b, e.err
 }
 
 // openStream makes the request's audit row durable (status 200; a stream

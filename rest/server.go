@@ -46,6 +46,7 @@ type server struct {
 	metrics   *metrics
 	promh     http.Handler
 	countries countriesBody
+	kycRuns   runCache // completed runs for SSE completed events
 }
 
 // NewHandler returns the service's whole HTTP handler.
