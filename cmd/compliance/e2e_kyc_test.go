@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/jackc/pgx/v5"
 )
 
 // kycRun is a screening run as REST shows it.
@@ -642,5 +644,57 @@ func TestE2EKYCTwoInstances(t *testing.T) {
 	}
 	if got := stepSeqs(sseSteps(t, sseReadAll(t, sseOpen(t, a, k.Key, id), 10*time.Second))); !reflect.DeepEqual(got, allSeqs) {
 		t.Errorf("late joiner = %v, want %v", got, allSeqs)
+	}
+}
+
+// The 90-day schedule: a dossier whose last screening is backdated past 90
+// days gets a scheduled re-screen from the periodic job, which completes
+// and emits kyc.rescreen_completed; a recent dossier gets none.
+func TestE2EKYCScheduledRescreen(t *testing.T) {
+	env := testEnv(t, "WEBHOOK_ALLOW_PRIVATE_TARGETS=true", "KYC_RESCREEN_CHECK_INTERVAL=1s")
+	in := start(t, env)
+	k := in.key("kyc-schedule")
+	recv := newReceiver(t)
+	in.subscribe(k.Key, recv.url("/kyc"), "", "kyc.rescreen_completed")
+	old := in.screen(k.Key, map[string]any{"company_name": "Ninety Days Old Trading Ltd"})
+	recent := in.screen(k.Key, map[string]any{"company_name": "Fresh Trading Ltd"})
+	in.completedRun(k.Key, old.ID)
+	in.completedRun(k.Key, recent.ID)
+	conn, err := pgx.Connect(context.Background(), envValue(env, "DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `UPDATE kyc_dossiers SET last_screened_at = now() - interval '91 days' WHERE entity_id = $1`, old.EntityID); err != nil {
+		t.Fatal(err)
+	}
+	var scheduled string
+	waitFor(t, 30*time.Second, "a scheduled re-screen to complete", func() bool {
+		d := decodeData[struct {
+			LastScreenedAt string `json:"last_screened_at"`
+			Runs           []struct {
+				ID     string `json:"screening_run_id"`
+				Kind   string `json:"kind"`
+				Status string `json:"status"`
+			} `json:"runs"`
+		}](t, in.do("GET", "/api/v1/kyc/dossiers/"+old.EntityID, k.Key, nil))
+		for _, r := range d.Runs {
+			if r.Kind == "scheduled" && r.Status == "completed" {
+				scheduled = r.ID
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, 15*time.Second, "kyc.rescreen_completed of the scheduled run", func() bool {
+		for _, m := range recv.received("/kyc") {
+			if strings.Contains(string(m.Body), scheduled) {
+				return true
+			}
+		}
+		return false
+	})
+	if n := pgCount(t, env, `SELECT count(*) FROM kyc_runs WHERE kind = 'scheduled'`); n != 1 {
+		t.Errorf("scheduled runs = %d, want 1 (the recent dossier is not due; the old one is no longer due)", n)
 	}
 }
