@@ -410,8 +410,8 @@ func openGraph(t *testing.T) *graphdb.DB {
 func validSubmission(email, name string) map[string]any {
 	return map[string]any{
 		"submitter_email": email, "entity_name": name,
-		"pitch_summary":   "Offered 2 million barrels of Bonny Light at a 30% discount against an upfront SBLC fee.",
-		"submitter_role":  "trader", "entity_country": "Nigeria",
+		"pitch_summary":  "Offered 2 million barrels of Bonny Light at a 30% discount against an upfront SBLC fee.",
+		"submitter_role": "trader", "entity_country": "Nigeria",
 		"entity_linkedin_url":  "https://www.linkedin.com/company/example",
 		"entity_email_domains": []string{"example-petro.test"}, "contact_channels": []string{"whatsapp"},
 		"evidence_urls":  []string{"https://evidence.example/doc1"},
