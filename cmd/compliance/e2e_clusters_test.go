@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -597,6 +599,149 @@ func TestE2EClusterSubmissions(t *testing.T) {
 		}
 		if d["highest_severity"] != "confirmed" {
 			t.Errorf("raised record = %v", d)
+		}
+	}
+}
+
+// camel returns v with every object key in lowerCamelCase and null members
+// dropped, so a REST answer compares with a GraphQL one.
+func camel(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, val := range x {
+			if val == nil {
+				continue
+			}
+			parts := strings.Split(k, "_")
+			for i := 1; i < len(parts); i++ {
+				parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+			}
+			out[strings.Join(parts, "")] = camel(val)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = camel(e)
+		}
+		return out
+	}
+	return v
+}
+
+// gqlData returns data.<field> of a GraphQL answer, failing on errors.
+func gqlData(t *testing.T, r response, field string) any {
+	t.Helper()
+	var out struct {
+		Data   map[string]any
+		Errors []any
+	}
+	if err := json.Unmarshal(r.body, &out); err != nil || len(out.Errors) > 0 || out.Data[field] == nil {
+		t.Fatalf("GraphQL %s = %s", field, r.body)
+	}
+	return out.Data[field]
+}
+
+const gqlRecord = `id slug entityName aliases severity country group addedAt source note`
+
+// GraphQL gives the same answers as REST for the list, the check, the
+// graph and a submission, and the same errors.
+func TestE2EClustersRESTMatchesGraphQL(t *testing.T) {
+	in := startClusters(t)
+	k := in.key("acme", "cluster")
+	same := func(what string, rest, gql any) {
+		t.Helper()
+		if !reflect.DeepEqual(camel(rest), camel(gql)) {
+			rj, _ := json.Marshal(camel(rest))
+			gj, _ := json.Marshal(camel(gql))
+			t.Errorf("%s differs:\nREST    %s\nGraphQL %s", what, rj, gj)
+		}
+	}
+
+	rl := in.do("GET", "/api/v1/clusters?severity=suspected&since=2026-01-01", k.Key, nil).data(t, 200)
+	gl := gqlData(t, in.gql(k.Key, `query($s: String, $since: String) { clusters(severity: $s, since: $since) { count clusters { `+gqlRecord+` } filters { severity country since } caveats } }`,
+		map[string]any{"s": "suspected", "since": "2026-01-01"}), "clusters")
+	same("list", map[string]any{"count": rl["count"], "clusters": rl["clusters"], "filters": rl["filters"], "caveats": rl["caveats"]}, gl)
+
+	for _, q := range []struct{ entity, country string }{{"demo gpb", ""}, {"Example Petro Brokerage", "GB"}, {"Demo Gulf Petro", ""}} {
+		rc := in.do("GET", "/api/v1/clusters/check?entity="+url.QueryEscape(q.entity)+"&country="+q.country, k.Key, nil).data(t, 200)
+		gc := gqlData(t, in.gql(k.Key, `query($e: String!, $c: String) { clusterCheck(entity: $e, country: $c) { matched matches { `+gqlRecord+` } highestSeverity entity normalized country leadOnly caveats } }`,
+			map[string]any{"e": q.entity, "c": q.country}), "clusterCheck")
+		same("check "+q.entity, rc, gc)
+	}
+
+	rg := in.do("GET", "/api/v1/clusters/demo-phantom-cargo-ring/graph", k.Key, nil).data(t, 200)
+	gg := gqlData(t, in.gql(k.Key, `{ clusterGraph(slug: "demo-phantom-cargo-ring") { slug kind nodes { id kind slug label severity country }
+		edges { kind relation from to via } caption truncated caveats
+		sanctionsNetwork { members { entityId list sourceId name quoted listedEntryId clusterEntity } coverage degraded staleHours screenedEntities withheldEntities note } } }`, nil), "clusterGraph")
+	same("graph", rg, gg)
+
+	sub := gqlData(t, in.gql(k.Key, `mutation($in: ClusterSubmissionInput!) { submitCluster(input: $in) { requestId status reviewEtaHours licensingAcknowledgment nextSteps version submittedAt } }`,
+		map[string]any{"in": map[string]any{"submitterEmail": "gql@example.com", "entityName": "Demo GraphQL Submitted",
+			"pitchSummary": "A pitch of at least forty characters about a phantom cargo.", "evidenceUrls": []string{"https://e.example/x"},
+			"evidenceNotes": map[string]any{"claimed_principal": "Example"}}}), "submitCluster").(map[string]any)
+	id, _ := sub["requestId"].(string)
+	if !strings.HasPrefix(id, "sub_") || sub["status"] != "pending" || sub["reviewEtaHours"] != float64(72) {
+		t.Errorf("submitCluster = %v", sub)
+	}
+	rs := in.do("GET", "/api/v1/clusters/submissions/"+id, k.Key, nil).data(t, 200)
+	gs := gqlData(t, in.gql(k.Key, `query($id: String!) { clusterSubmission(requestId: $id) { requestId triageStatus entityName submittedAt triagedAt triagedBy linkedBlocklistId version } }`,
+		map[string]any{"id": id}), "clusterSubmission")
+	same("submission", rs, gs)
+
+	// The same errors, as extensions.code.
+	other := in.key("globex", "cluster")
+	sandbox := in.do("POST", "/api/v1/keys/sandbox", "", map[string]any{"email": "gqlsandbox@example.com"}).json(t)
+	sk, _ := sandbox["key"].(string)
+	if sk == "" {
+		sk, _ = sandbox["data"].(map[string]any)["key"].(string)
+	}
+	for _, c := range []struct {
+		name, key, query, code string
+	}{
+		{"punctuation entity", k.Key, `{ clusterCheck(entity: "--") { matched } }`, "invalid"},
+		{"bad severity", k.Key, `{ clusters(severity: "high") { count } }`, "invalid"},
+		{"no linked network", k.Key, `{ clusterGraph(slug: "demo-lone-example-lpg") { slug } }`, "not_found"},
+		{"another member's submission", other.Key, `{ clusterSubmission(requestId: "` + id + `") { requestId } }`, "forbidden"},
+		{"no key", "", `{ clusterCheck(entity: "demo gpb") { matched } }`, "unauthenticated"},
+		{"sandbox list", sk, `{ clusters { count } }`, "forbidden"},
+		{"short pitch", k.Key, `mutation { submitCluster(input: {submitterEmail: "a@example.com", entityName: "Demo", pitchSummary: "short"}) { requestId } }`, "invalid"},
+	} {
+		r := in.gql(c.key, c.query, nil)
+		if !strings.Contains(string(r.body), `"code":"`+c.code+`"`) {
+			t.Errorf("GraphQL %s = %s, want code %s", c.name, r.body, c.code)
+		}
+	}
+	if r := in.gql(sk, `{ clusterCheck(entity: "demo gpb") { matched highestSeverity } }`, nil); !strings.Contains(string(r.body), `"highestSeverity":"confirmed"`) {
+		t.Errorf("sandbox clusterCheck = %s", r.body)
+	}
+}
+
+// A change made by the CLI (or by another instance) is served by every
+// running instance within the reload interval.
+func TestE2EClusterRegistryReloadsOnEveryInstance(t *testing.T) {
+	env := testEnv(t, "CLUSTER_RELOAD_INTERVAL=200ms")
+	a := start(t, env)
+	b := serveOnly(t, env)
+	ka := a.key("acme", "cluster")
+	for _, in := range []*instance{a, b} {
+		if d := in.do("GET", "/api/v1/clusters/check?entity=demo+gpb", ka.Key, nil).data(t, 200); d["matched"] != false {
+			t.Fatalf("%s before import: %v", in.base, d)
+		}
+	}
+	importCLI(t, env, demoClusters)
+	for _, in := range []*instance{a, b} {
+		start := time.Now()
+		for {
+			d := in.do("GET", "/api/v1/clusters/check?entity=demo+gpb", ka.Key, nil).data(t, 200)
+			if d["matched"] == true {
+				break
+			}
+			if time.Since(start) > 3*time.Second {
+				t.Fatalf("%s still answers %v 3 s after the import", in.base, d)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 }
