@@ -292,3 +292,23 @@ func TestSubmissionsLimitAndTriage(t *testing.T) {
 		t.Errorf("records after triage = %+v", recs)
 	}
 }
+
+// Without the submissions table, storing or reading a submission is
+// unavailable (the spec's 503), never an internal error.
+func TestSubmissionStorageAbsent(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	m, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
+	if _, err := db.Pool.Exec(ctx, `DROP TABLE cluster_submissions`); err != nil {
+		t.Fatal(err)
+	}
+	req := cluster.SubmissionRequest{SubmitterEmail: "a@example.com", EntityName: "Demo", PitchSummary: strings.Repeat("p", 40)}
+	err := db.CreateSubmission(ctx, cluster.Submission{ID: graph.NewID(), MemberID: m.ID, KeyID: graph.NewID(), EntityName: "Demo",
+		Status: cluster.StatusPending, SubmittedAt: time.Now()}, req)
+	if graph.ErrorCode(err) != graph.CodeUnavailable {
+		t.Errorf("CreateSubmission without the table = %v, want unavailable", err)
+	}
+	if _, err := db.Submission(ctx, graph.NewID()); graph.ErrorCode(err) != graph.CodeUnavailable {
+		t.Errorf("Submission without the table = %v, want unavailable", err)
+	}
+}

@@ -99,6 +99,20 @@ func TestClustersImportCLI(t *testing.T) {
 	if n := pgCount(t, env, `SELECT count(*) FROM cluster_records`); n != 8 {
 		t.Errorf("records = %d, want 8", n)
 	}
+
+	// `clusters graph` rewrites the mirror: 8 entities, 2 groups, 6 hub edges, 3 alias edges.
+	var st graphdb.MirrorStats
+	if err := json.Unmarshal(runCLI(t, env, "clusters", "graph"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st != (graphdb.MirrorStats{Entities: 8, Groups: 2, MemberEdges: 6, AliasEdges: 3}) {
+		t.Errorf("clusters graph = %+v", st)
+	}
+	cmd = exec.Command(binary(t), "clusters", "import")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs at least one file") {
+		t.Errorf("import without a file: %v %s", err, out)
+	}
 }
 
 // data returns the data member of a success envelope, failing t on any
