@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/kyc"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
@@ -24,4 +25,5 @@ type Resolver struct {
 	Screener *sanctions.Screener
 	Webhooks *webhooks.Service
 	KYC      *kyc.Service // nil: the KYC fields answer unavailable
+	Clusters *cluster.Service
 }

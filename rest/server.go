@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/kyc"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
@@ -31,6 +32,7 @@ type Config struct {
 	Screener *sanctions.Screener
 	Webhooks *webhooks.Service
 	KYC      *kyc.Service // nil: the KYC endpoints answer unavailable
+	Clusters *cluster.Service
 
 	GraphQL      http.Handler // serves /graphql (POST and websocket upgrades)
 	IDE          http.Handler // the GraphQL IDE, mounted at /graphiql/

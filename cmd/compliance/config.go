@@ -43,6 +43,12 @@ type Config struct {
 	// KYCStepDelay pauses before each background step (tests and
 	// benchmarks that watch live progress only).
 	KYCStepDelay time.Duration
+	// ClusterReloadEvery is how often serve polls the cluster registry's
+	// version and reloads its in-memory check index when it changed.
+	ClusterReloadEvery time.Duration
+	// ClusterInvestigator is the name accepted submissions are attributed
+	// to (never the submitter).
+	ClusterInvestigator string
 	// BenchNoAudit skips audit rows. It exists only so scripts/bench can
 	// measure the ceiling without auditing; never set it in service.
 	BenchNoAudit bool
@@ -167,6 +173,17 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			c.KYCStepDelay = d
 		}
 	}
+	c.ClusterReloadEvery = time.Second
+	if v := getenv("CLUSTER_RELOAD_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 50*time.Millisecond || d > time.Minute {
+			errs = append(errs, fmt.Sprintf("CLUSTER_RELOAD_INTERVAL must be a duration from 50ms to 1m, got %q", v))
+		} else {
+			c.ClusterReloadEvery = d
+		}
+	}
+	c.ClusterInvestigator = "Compliance Service Investigations"
+	str("CLUSTER_INVESTIGATOR", &c.ClusterInvestigator)
 	if v := getenv("COMPLIANCE_BENCH_NO_AUDIT"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -208,6 +225,8 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("KYC_WORKERS", c.KYCWorkers),
 		slog.String("KYC_RESCREEN_CHECK_INTERVAL", c.KYCRescreenCheckEvery.String()),
 		slog.String("KYC_STEP_DELAY", c.KYCStepDelay.String()),
+		slog.String("CLUSTER_RELOAD_INTERVAL", c.ClusterReloadEvery.String()),
+		slog.String("CLUSTER_INVESTIGATOR", c.ClusterInvestigator),
 		slog.Bool("COMPLIANCE_BENCH_NO_AUDIT", c.BenchNoAudit),
 	)
 }

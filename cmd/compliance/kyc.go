@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/kyc"
@@ -12,22 +11,16 @@ import (
 	"github.com/tradecompliance/compliance/relational"
 )
 
-// clusterReloadEvery is how often the KYC cluster step's registry checks
-// the registry version (a change made by the CLI or another instance).
-const clusterReloadEvery = 5 * time.Second
-
 // startKYC makes the screening service both transports call, starts this
 // instance's progress hub (one LISTEN connection) and returns the job set
 // that runs screening runs here, none when KYC_WORKERS is 0.
 //
-// The cluster step reads an in-memory cluster.Registry kept fresh every
-// clusterReloadEvery. The ownership graph is not wired yet: its step
-// reports unavailable (never pass) until it is.
-func startKYC(ctx context.Context, cfg Config, pg *relational.DB, matrix *regulatory.Matrix, screener *sanctions.Screener, log *slog.Logger) (*kyc.Service, []relational.JobSet) {
+// The cluster step checks with clusters, the cluster surface's in-memory
+// registry (reloaded on version change). The ownership graph is not wired
+// yet: its step reports unavailable (never pass) until it is.
+func startKYC(ctx context.Context, cfg Config, pg *relational.DB, clusters cluster.Checker, matrix *regulatory.Matrix, screener *sanctions.Screener, log *slog.Logger) (*kyc.Service, []relational.JobSet) {
 	hub := pg.NewProgressHub(log)
 	go hub.Run(ctx)
-	clusters := &cluster.Registry{Source: pg}
-	go clusters.Watch(ctx, clusterReloadEvery, log)
 	svc := &kyc.Service{
 		Engine:    kyc.Engine{Clusters: clusters, Matrix: matrix, Sanctions: screener},
 		Store:     pg,

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
 	"github.com/tradecompliance/compliance/graphdb"
@@ -114,17 +115,19 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		go scheduleSanctionsSync(ctx, cfg, pg, log)
 	}
 
+	clusters := clusterService(ctx, cfg, pg, neo, screener, log)
+
 	matrix, err := regulatory.Default()
 	if err != nil {
 		return err
 	}
-	kycSvc, kycJobs := startKYC(ctx, cfg, pg, matrix, screener, log)
+	kycSvc, kycJobs := startKYC(ctx, cfg, pg, clusters.Checker, matrix, screener, log)
 	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log, kycJobs...)
 	if err != nil {
 		return err
 	}
 	defer stopHooks()
-	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks, Screener: screener, KYC: kycSvc}, resolvers.Config{
+	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks, Screener: screener, Clusters: clusters, KYC: kycSvc}, resolvers.Config{
 		MaxDepth:      cfg.GraphQLMaxDepth,
 		MaxComplexity: cfg.GraphQLMaxComplexity,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
@@ -156,6 +159,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		Matrix:       matrix,
 		Screener:     screener,
 		Webhooks:     hooks,
+		Clusters:     clusters,
 		KYC:          kycSvc,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),
@@ -182,6 +186,31 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// clusterService wires the cluster surface: checks from an in-memory
+// registry index that a watcher reloads when the registry version changes
+// (CLUSTER_RELOAD_INTERVAL), the list and submissions from Postgres, and
+// networks from the graph mirror with the sanctions snapshot's state.
+func clusterService(ctx context.Context, cfg Config, pg *relational.DB, neo *graphdb.DB, screener *sanctions.Screener, log *slog.Logger) *cluster.Service {
+	reg := &cluster.Registry{Source: pg}
+	go reg.Watch(ctx, cfg.ClusterReloadEvery, log)
+	return &cluster.Service{
+		Store: pg, Checker: reg, Submissions: pg,
+		Networks: &cluster.Networks{Slugs: pg, Graph: neo, Sanctions: neo, Snapshot: func() cluster.SnapshotState {
+			var st cluster.SnapshotState
+			for _, l := range screener.Lists() {
+				if !l.Loaded {
+					continue
+				}
+				st.Populated = true
+				if l.StaleHours != nil && (st.StaleHours == nil || *l.StaleHours > *st.StaleHours) {
+					st.StaleHours = l.StaleHours
+				}
+			}
+			return st
+		}},
+	}
 }
 
 // pruneLimits deletes expired rate-limit counters every ten minutes.
