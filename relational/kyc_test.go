@@ -223,9 +223,9 @@ func collect(t *testing.T, ch <-chan kyc.StepResult, timeout time.Duration) []ky
 }
 
 // Followers get every event exactly once and in order: one joined before
-// the run's job, one after it completed (replay only), one with a buffer of
-// one that reads nothing until the run completes (overflow, then re-read),
-// and a second hub (another instance) sees the same.
+// the run's job, one after it completed (replay only), and one on a second
+// hub (another instance) with a buffer of one that reads nothing until the
+// run completes (its buffer overflows; it re-reads the log).
 func TestKYCProgressHub(t *testing.T) {
 	ctx := context.Background()
 	db := relationaltest.New(t)
@@ -248,7 +248,15 @@ func TestKYCProgressHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // let both listeners connect
+	for _, h := range []*relational.ProgressHub{svc.Progress.(*relational.ProgressHub), other} {
+		deadline := time.Now().Add(10 * time.Second)
+		for !h.Listening() {
+			if time.Now().After(deadline) {
+				t.Fatal("a hub's listener did not connect")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- svc.Execute(ctx, run.ID) }()
 	select {
@@ -258,6 +266,15 @@ func TestKYCProgressHub(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not complete while a follower read nothing")
+	}
+	// Nobody reads the slow follower yet: once the other hub has the
+	// run's notifications, its buffer of one overflows.
+	deadline := time.Now().Add(10 * time.Second)
+	for other.Overflows() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow follower's buffer never overflowed")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	all := []int{1, 2, 3, 4, 5, 6, 7}
 	for name, ch := range map[string]<-chan kyc.StepResult{"early": early, "slow": slow} {

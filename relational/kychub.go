@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,8 +28,10 @@ type ProgressHub struct {
 	db  *DB
 	log *slog.Logger
 
-	mu   sync.Mutex
-	subs map[string]map[*follower]struct{}
+	mu        sync.Mutex
+	subs      map[string]map[*follower]struct{}
+	overflows atomic.Int64
+	listening atomic.Bool
 
 	// PollEvery is each follower's fallback re-read of the log, in case a
 	// notification was missed while the listening connection was down;
@@ -82,6 +85,8 @@ func (h *ProgressHub) listen(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+ProgressChannel); err != nil {
 		return err
 	}
+	h.listening.Store(true)
+	defer h.listening.Store(false)
 	h.kickAll()
 	for {
 		n, err := conn.WaitForNotification(ctx)
@@ -106,9 +111,12 @@ func (h *ProgressHub) deliver(ctx context.Context, runID string, seq int) {
 		return
 	}
 	var ev *kyc.StepResult
-	if s, err := scanStep(h.db.Pool.QueryRow(ctx, `SELECT `+stepColumns+` FROM kyc_run_events WHERE run_id = $1 AND seq = $2`, runID, seq)); err == nil {
+	s, err := scanStep(h.db.Pool.QueryRow(ctx, `SELECT `+stepColumns+` FROM kyc_run_events WHERE run_id = $1 AND seq = $2`, runID, seq))
+	if err == nil {
 		s.JSON, _ = json.Marshal(s) // once for every local subscriber
 		ev = &s
+	} else if ctx.Err() == nil {
+		h.log.Warn("progress: an event could not be read; its followers re-read the log", "run_id", runID, "seq", seq, "err", err)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -120,6 +128,7 @@ func (h *ProgressHub) deliver(ctx context.Context, runID string, seq int) {
 		select {
 		case f.live <- *ev:
 		default:
+			h.overflows.Add(1)
 			f.poke() // its buffer is full: it re-reads the log when it catches up
 		}
 	}
@@ -166,6 +175,13 @@ func (h *ProgressHub) remove(runID string, f *follower) {
 	}
 }
 
+// Listening reports whether the hub's listening connection is up.
+func (h *ProgressHub) Listening() bool { return h.listening.Load() }
+
+// Overflows returns how many live events were not offered to a follower
+// because its buffer was full (it re-read them from the log instead).
+func (h *ProgressHub) Overflows() int64 { return h.overflows.Load() }
+
 // Followers returns how many subscribers this instance holds.
 func (h *ProgressHub) Followers() int {
 	h.mu.Lock()
@@ -189,7 +205,7 @@ func (h *ProgressHub) Follow(ctx context.Context, runID string) (<-chan kyc.Step
 		h.remove(runID, f)
 		return nil, err
 	}
-	out := make(chan kyc.StepResult, 8)
+	out := make(chan kyc.StepResult) // unbuffered: a reader that stops holds up only its own follower
 	go func() {
 		defer close(out)
 		defer h.remove(runID, f)
