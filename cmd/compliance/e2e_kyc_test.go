@@ -565,6 +565,15 @@ func TestE2EKYC(t *testing.T) {
 		}
 	})
 
+	t.Run("progress metrics", func(t *testing.T) {
+		body := string(in.do("GET", "/metrics", "", nil).body)
+		for _, want := range []string{"compliance_kyc_progress_listening 1", "compliance_kyc_progress_subscribers 0", "compliance_kyc_progress_overflows_total 0"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("/metrics lacks %q", want)
+			}
+		}
+	})
+
 	t.Run("GraphQL startScreening then screeningProgress", func(t *testing.T) {
 		r := in.gql(k.Key, `mutation { startScreening(input: {companyName: "Baltic Bunker Supply OU", country: "Estonia", product: "refined", directors: ["Mari Tamm"], metadata: "{\"ref\": \"deal-7\"}"}) {
 			screeningRunId entityId verdict status checks { regulatoryTradability { status } } input { metadata } } }`, nil)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/kyc"
 	"github.com/tradecompliance/compliance/graph/regulatory"
@@ -18,9 +20,22 @@ import (
 // The cluster step checks with clusters, the cluster surface's in-memory
 // registry (reloaded on version change). The ownership graph is not wired
 // yet: its step reports unavailable (never pass) until it is.
-func startKYC(ctx context.Context, cfg Config, pg *relational.DB, clusters cluster.Checker, matrix *regulatory.Matrix, screener *sanctions.Screener, log *slog.Logger) (*kyc.Service, []relational.JobSet) {
+func startKYC(ctx context.Context, cfg Config, pg *relational.DB, reg prometheus.Registerer, clusters cluster.Checker, matrix *regulatory.Matrix, screener *sanctions.Screener, log *slog.Logger) (*kyc.Service, []relational.JobSet) {
 	hub := pg.NewProgressHub(log)
 	go hub.Run(ctx)
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "compliance_kyc_progress_subscribers", Help: "Live-progress subscribers (SSE and GraphQL) this instance holds."},
+			func() float64 { return float64(hub.Followers()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "compliance_kyc_progress_overflows_total", Help: "Live events a slow subscriber's full buffer did not take (it re-read them from the log)."},
+			func() float64 { return float64(hub.Overflows()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "compliance_kyc_progress_listening", Help: "1 while this instance's LISTEN connection for run events is up."},
+			func() float64 {
+				if hub.Listening() {
+					return 1
+				}
+				return 0
+			}),
+	)
 	svc := &kyc.Service{
 		Engine:    kyc.Engine{Clusters: clusters, Matrix: matrix, Sanctions: screener},
 		Store:     pg,

@@ -121,7 +121,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	kycSvc, kycJobs := startKYC(ctx, cfg, pg, clusters.Checker, matrix, screener, log)
+	kycSvc, kycJobs := startKYC(ctx, cfg, pg, reg, clusters.Checker, matrix, screener, log)
 	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log, kycJobs...)
 	if err != nil {
 		return err
