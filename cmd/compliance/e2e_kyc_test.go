@@ -329,6 +329,9 @@ func TestE2EKYC(t *testing.T) {
 			{"bad director", map[string]any{"company_name": "Acme", "directors": []string{"Jane Doe", "?"}}, "invalid", "directors[1]"},
 			{"directors not an array", map[string]any{"company_name": "Acme", "directors": "Jane"}, "invalid", "directors"},
 			{"metadata not an object", map[string]any{"company_name": "Acme", "metadata": []int{1}}, "invalid", "metadata"},
+			{"NUL in company_name", `{"company_name": "Acme\u0000Oil"}`, "invalid", "company_name"},
+			{"NUL in metadata", `{"company_name": "Acme", "metadata": {"a": "\u0000"}}`, "invalid", "metadata"},
+			{"invalid UTF-8 in metadata", "{\"company_name\": \"Acme\", \"metadata\": {\"a\": \"\xff\"}}", "invalid", "metadata"},
 			{"malformed JSON", `{"company_name": `, "invalid", "body"},
 		}
 		for _, tt := range tests {

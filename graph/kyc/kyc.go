@@ -140,6 +140,9 @@ func (in Input) Validate() (Input, error) {
 	if utf8.RuneCountInString(in.CompanyName) > MaxNameLen {
 		return in, graph.Invalid("company_name", "company_name must be at most %d characters", MaxNameLen)
 	}
+	if !printable(in.CompanyName) {
+		return in, graph.Invalid("company_name", "company_name must be valid UTF-8 without NUL characters")
+	}
 	if len(cluster.Normalize(in.CompanyName)) < cluster.MinCheckChars {
 		return in, graph.Invalid("company_name", "company_name must have at least %d letters or digits", cluster.MinCheckChars)
 	}
@@ -153,6 +156,9 @@ func (in Input) Validate() (Input, error) {
 		in.Country = ""
 	}
 	in.Product = strings.TrimSpace(in.Product)
+	if !printable(in.Product) {
+		return in, graph.Invalid("product", "product must be valid UTF-8 without NUL characters")
+	}
 	if in.Product != "" {
 		if _, ok := regulatory.Category(in.Product); !ok {
 			return in, &graph.Error{Code: graph.CodeInvalidParam, Field: "product",
@@ -170,6 +176,8 @@ func (in Input) Validate() (Input, error) {
 		switch {
 		case utf8.RuneCountInString(d) > MaxNameLen:
 			return in, graph.Invalid(field, "%s must be at most %d characters", field, MaxNameLen)
+		case !printable(d):
+			return in, graph.Invalid(field, "%s must be valid UTF-8 without NUL characters", field)
 		case len(cluster.Normalize(d)) < cluster.MinCheckChars:
 			return in, graph.Invalid(field, "%s must have at least %d letters or digits", field, cluster.MinCheckChars)
 		}
@@ -184,11 +192,17 @@ func (in Input) Validate() (Input, error) {
 		return in, graph.Invalid("metadata", "metadata must be at most %d bytes of JSON", MaxMetadataSize)
 	case meta[0] != '{' || !json.Valid([]byte(meta)):
 		return in, graph.Invalid("metadata", "metadata must be a JSON object")
+	case !printable(meta) || strings.Contains(meta, `\u0000`): // Postgres jsonb refuses NUL and invalid UTF-8
+		return in, graph.Invalid("metadata", "metadata must be valid UTF-8 without NUL characters (\\u0000)")
 	default:
 		in.Metadata = json.RawMessage(meta)
 	}
 	return in, nil
 }
+
+// printable reports whether s is valid UTF-8 without NUL, as Postgres
+// text requires.
+func printable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
 // StepResult is one finished step: the event the run's log records and
 // subscribers receive.

@@ -219,6 +219,10 @@ func TestValidate(t *testing.T) {
 		{"unknown product", Input{CompanyName: "Acme", Product: "coal"}, "product", graph.CodeInvalidParam},
 		{"bad director", Input{CompanyName: "Acme", Directors: []string{"ok name", ""}}, "directors[1]", graph.CodeInvalid},
 		{"too many directors", Input{CompanyName: "Acme", Directors: make([]string, 51)}, "directors", graph.CodeInvalid},
+		{"NUL in name", Input{CompanyName: "Acme\x00Oil"}, "company_name", graph.CodeInvalid},
+		{"invalid UTF-8 director", Input{CompanyName: "Acme", Directors: []string{"Jo\xffe"}}, "directors[0]", graph.CodeInvalid},
+		{"NUL in metadata", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"a":"\u0000"}`)}, "metadata", graph.CodeInvalid},
+		{"invalid UTF-8 metadata", Input{CompanyName: "Acme", Metadata: json.RawMessage("{\"a\":\"\xff\"}")}, "metadata", graph.CodeInvalid},
 		{"metadata array", Input{CompanyName: "Acme", Metadata: json.RawMessage(`[1]`)}, "metadata", graph.CodeInvalid},
 		{"metadata too big", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"a":"` + strings.Repeat("x", MaxMetadataSize) + `"}`)}, "metadata", graph.CodeInvalid},
 	}
