@@ -568,6 +568,23 @@ func TestE2EKYC(t *testing.T) {
 		}
 	})
 
+	t.Run("30 per minute per key, shared with GraphQL", func(t *testing.T) {
+		lk := in.key("kyc-limit")
+		for i := range 30 {
+			if r := in.do("POST", "/api/v1/kyc/screen", lk.Key, map[string]any{"company_name": fmt.Sprintf("Limit Test %d", i)}); r.status != 200 {
+				t.Fatalf("screen %d = %d %s", i+1, r.status, r.body)
+			}
+		}
+		r := in.do("POST", "/api/v1/kyc/screen", lk.Key, map[string]any{"company_name": "Limit Test 31"})
+		if r.status != 429 || r.header.Get("Retry-After") == "" || r.errorOf(t)["code"] != "rate_limited" {
+			t.Errorf("31st screen = %d %s (Retry-After %q), want 429", r.status, r.body, r.header.Get("Retry-After"))
+		}
+		r = in.gql(lk.Key, `mutation { startScreening(input: {companyName: "Limit Test 32"}) { screeningRunId } }`, nil)
+		if !strings.Contains(string(r.body), `"code":"rate_limited"`) {
+			t.Errorf("startScreening after the REST limit = %s, want rate_limited", r.body)
+		}
+	})
+
 	t.Run("progress metrics", func(t *testing.T) {
 		body := string(in.do("GET", "/metrics", "", nil).body)
 		for _, want := range []string{"compliance_kyc_progress_listening 1", "compliance_kyc_progress_subscribers 0", "compliance_kyc_progress_overflows_total 0"} {
