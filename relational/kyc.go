@@ -48,9 +48,13 @@ func (kycDueArgs) InsertOpts() river.InsertOpts {
 type KYCJobConfig struct {
 	// Execute runs a run's remaining steps (kyc.Service.Execute).
 	Execute  func(ctx context.Context, runID string) error
-	Workers  int              // concurrent runs per instance; 10 when zero
-	DueEvery time.Duration    // how often dossiers due for re-screen are queued; 1 h when zero
-	Now      func() time.Time // nil: time.Now
+	Workers  int           // concurrent runs per instance; 10 when zero
+	DueEvery time.Duration // how often dossiers due for re-screen are queued; 1 h when zero
+	// Timeout bounds one attempt of a run's job; 1 min when zero. A job
+	// whose instance died is rescued by River's leader once this has
+	// passed since its attempt began (its rescuer looks every 30 s).
+	Timeout time.Duration
+	Now     func() time.Time // nil: time.Now
 }
 
 // KYCJobs returns the job set that runs screening runs and, on the
@@ -62,11 +66,14 @@ func (db *DB) KYCJobs(cfg KYCJobConfig) JobSet {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = time.Minute
+	}
 	return JobSet{
 		Queue:      QueueKYC,
 		MaxWorkers: cfg.Workers,
 		Add: func(w *river.Workers) error {
-			if err := river.AddWorkerSafely(w, &kycRunWorker{exec: cfg.Execute}); err != nil {
+			if err := river.AddWorkerSafely(w, &kycRunWorker{exec: cfg.Execute, timeout: cfg.Timeout}); err != nil {
 				return err
 			}
 			return river.AddWorkerSafely(w, &kycDueWorker{db: db, now: cfg.Now})
@@ -79,10 +86,11 @@ func (db *DB) KYCJobs(cfg KYCJobConfig) JobSet {
 
 type kycRunWorker struct {
 	river.WorkerDefaults[kycRunArgs]
-	exec func(ctx context.Context, runID string) error
+	exec    func(ctx context.Context, runID string) error
+	timeout time.Duration
 }
 
-func (w *kycRunWorker) Timeout(*river.Job[kycRunArgs]) time.Duration { return 5 * time.Minute }
+func (w *kycRunWorker) Timeout(*river.Job[kycRunArgs]) time.Duration { return w.timeout }
 
 func (w *kycRunWorker) Work(ctx context.Context, job *river.Job[kycRunArgs]) error {
 	err := w.exec(ctx, job.Args.RunID)

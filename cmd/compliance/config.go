@@ -43,6 +43,9 @@ type Config struct {
 	// KYCStepDelay pauses before each background step (tests and
 	// benchmarks that watch live progress only).
 	KYCStepDelay time.Duration
+	// KYCJobTimeout bounds one attempt of a run's background job; after a
+	// crash the run resumes about this long after its attempt began.
+	KYCJobTimeout time.Duration
 	// ClusterReloadEvery is how often serve polls the cluster registry's
 	// version and reloads its in-memory check index when it changed.
 	ClusterReloadEvery time.Duration
@@ -165,6 +168,15 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			c.KYCRescreenCheckEvery = d
 		}
 	}
+	c.KYCJobTimeout = time.Minute
+	if v := getenv("KYC_JOB_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d > time.Hour {
+			errs = append(errs, fmt.Sprintf("KYC_JOB_TIMEOUT must be a duration from 1s to 1h such as 1m, got %q", v))
+		} else {
+			c.KYCJobTimeout = d
+		}
+	}
 	if v := getenv("KYC_STEP_DELAY"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 || d > 10*time.Second {
@@ -225,6 +237,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("KYC_WORKERS", c.KYCWorkers),
 		slog.String("KYC_RESCREEN_CHECK_INTERVAL", c.KYCRescreenCheckEvery.String()),
 		slog.String("KYC_STEP_DELAY", c.KYCStepDelay.String()),
+		slog.String("KYC_JOB_TIMEOUT", c.KYCJobTimeout.String()),
 		slog.String("CLUSTER_RELOAD_INTERVAL", c.ClusterReloadEvery.String()),
 		slog.String("CLUSTER_INVESTIGATOR", c.ClusterInvestigator),
 		slog.Bool("COMPLIANCE_BENCH_NO_AUDIT", c.BenchNoAudit),

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -726,4 +727,53 @@ func TestE2EKYCScheduledRescreen(t *testing.T) {
 	if n := pgCount(t, env, `SELECT count(*) FROM kyc_runs WHERE kind = 'scheduled'`); n != 1 {
 		t.Errorf("scheduled runs = %d, want 1 (the recent dossier is not due; the old one is no longer due)", n)
 	}
+}
+
+// A run survives a crash: the server is killed (SIGKILL) while a run's
+// background steps are under way; after a restart River rescues the job,
+// the steps already logged are kept (not run or emitted again) and the run
+// completes with seq 1..7 exactly once. A subscriber that joins after the
+// restart gets the whole ordered list.
+func TestE2EKYCSurvivesSIGKILL(t *testing.T) {
+	// River's leader rescues the job once KYC_JOB_TIMEOUT has passed since
+	// its attempt began (its rescuer looks every 30 s).
+	env := testEnv(t, "KYC_STEP_DELAY=500ms", "KYC_JOB_TIMEOUT=5s", "WEBHOOK_TIMEOUT=1s")
+	in := start(t, env)
+	k := in.key("kyc-crash")
+	run := in.screen(k.Key, map[string]any{"company_name": "Crash Test Shipping Ltd", "country": "Norway", "product": "lng"})
+	db := openDB(t, env)
+	bg := context.Background()
+	steps := func() int {
+		var n int
+		db.QueryRow(bg, `SELECT count(*) FROM kyc_run_events WHERE run_id = $1`, run.ID).Scan(&n)
+		return n
+	}
+	waitFor(t, 20*time.Second, "step 3 logged", func() bool { return steps() >= 3 })
+	var started time.Time
+	db.QueryRow(bg, `SELECT started_at FROM kyc_run_events WHERE run_id = $1 AND seq = 3`, run.ID).Scan(&started)
+	in.cmd.Process.Signal(syscall.SIGKILL)
+	in.cmd.Wait()
+	in.stopped = true
+	at := steps()
+	if at >= 7 {
+		t.Fatalf("the run completed before the kill (%d steps); the test needs it mid-way", at)
+	}
+
+	again := serveOnly(t, env)
+	restarted := time.Now()
+	waitFor(t, 90*time.Second, "the run to complete after the restart", func() bool { return steps() == 7 })
+	t.Logf("completed %s after the restart", time.Since(restarted).Round(100*time.Millisecond))
+	done := again.completedRun(k.Key, run.ID)
+	if !reflect.DeepEqual(stepSeqs(done.Steps), allSeqs) {
+		t.Errorf("steps after the crash = %v, want %v", stepSeqs(done.Steps), allSeqs)
+	}
+	var after time.Time
+	db.QueryRow(bg, `SELECT started_at FROM kyc_run_events WHERE run_id = $1 AND seq = 3`, run.ID).Scan(&after)
+	if !after.Equal(started) {
+		t.Errorf("step 3 ran again: started %v before the kill, %v after", started, after)
+	}
+	if got := stepSeqs(sseSteps(t, sseReadAll(t, sseOpen(t, again, k.Key, run.ID), 10*time.Second))); !reflect.DeepEqual(got, allSeqs) {
+		t.Errorf("subscriber after the restart = %v, want %v", got, allSeqs)
+	}
+	t.Logf("killed with %d of 7 steps logged; completed after the restart", at)
 }

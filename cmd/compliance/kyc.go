@@ -50,6 +50,6 @@ func startKYC(ctx context.Context, cfg Config, pg *relational.DB, reg prometheus
 		return svc, nil
 	}
 	return svc, []relational.JobSet{pg.KYCJobs(relational.KYCJobConfig{
-		Execute: svc.Execute, Workers: cfg.KYCWorkers, DueEvery: cfg.KYCRescreenCheckEvery,
+		Execute: svc.Execute, Workers: cfg.KYCWorkers, DueEvery: cfg.KYCRescreenCheckEvery, Timeout: cfg.KYCJobTimeout,
 	})}
 }
