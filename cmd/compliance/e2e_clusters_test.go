@@ -687,7 +687,7 @@ func TestE2EClustersRESTMatchesGraphQL(t *testing.T) {
 
 	rg := in.do("GET", "/api/v1/clusters/demo-phantom-cargo-ring/graph", k.Key, nil).data(t, 200)
 	gg := gqlData(t, in.gql(k.Key, `{ clusterGraph(slug: "demo-phantom-cargo-ring") { slug kind nodes { id kind slug label severity country }
-		edges { kind relation from to via } caption truncated caveats
+		edges { kind relation from to via } caption source truncated caveats
 		sanctionsNetwork { members { entityId list sourceId name quoted listedEntryId clusterEntity } coverage degraded staleHours screenedEntities withheldEntities note } } }`, nil), "clusterGraph")
 	same("graph", rg, gg)
 
@@ -758,4 +758,36 @@ func TestE2EClusterRegistryReloadsOnEveryInstance(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+}
+
+// With the Bolt server unreachable, the check and the list still answer
+// (Postgres and the in-memory index), and a graph is read from the
+// registry of record: source "registry", sanctions_network unavailable and
+// degraded, never a clean screen.
+func TestE2EClusterGraphWithoutBoltServer(t *testing.T) {
+	dead := fmt.Sprintf("bolt://127.0.0.1:%d", freePort(t))
+	env := testEnv(t, "CLUSTER_RELOAD_INTERVAL=100ms")
+	runCLI(t, env, "migrate")
+	env = append(env, "NEO4J_URI="+dead)
+	in := serveOnly(t, env)
+	runCLI(t, env, "clusters", "import", "--no-graph", demoClusters)
+	k := in.key("acme", "cluster")
+
+	if r := in.do("GET", "/readyz", "", nil); r.status != 503 {
+		t.Errorf("readyz with the Bolt server down = %d, want 503", r.status)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for in.do("GET", "/api/v1/clusters/check?entity=demo+gpb", k.Key, nil).data(t, 200)["matched"] != true {
+		if time.Now().After(deadline) {
+			t.Fatal("check does not match the imported records")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	d := in.do("GET", "/api/v1/clusters/demo-phantom-cargo-ring/graph", k.Key, nil).data(t, 200)
+	sn := d["sanctions_network"].(map[string]any)
+	if d["source"] != "registry" || len(d["nodes"].([]any)) != 5 || len(d["edges"].([]any)) != 6 ||
+		sn["coverage"] != "unavailable" || sn["degraded"] != true || !strings.HasPrefix(d["caveats"].([]any)[0].(string), "Degraded") {
+		t.Errorf("graph with the Bolt server down = %v", d)
+	}
+	wantError(t, "unlinked record", in.do("GET", "/api/v1/clusters/demo-lone-example-lpg/graph", k.Key, nil), 404, "not_found", "")
 }
