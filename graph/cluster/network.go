@@ -233,7 +233,7 @@ func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
 		}
 	}
 	out.Caption = caption(out, groups, len(recs))
-	out.Caveats = append(Caveats(), CaveatNoInferred)
+	out.Caveats = append(Caveats(), CaveatNoInferred, graph.CaveatSanctionsOnly, graph.CaveatNoPEP)
 	if out.SanctionsNetwork.Degraded {
 		out.Caveats = append([]string{CaveatDegraded}, out.Caveats...)
 	}
