@@ -59,6 +59,16 @@ MERGE (a)-[s:SHARES_ALIAS]->(b)
 SET s.key = r.key, s.name = r.name
 RETURN count(s) AS n`)
 
+	qClusterDeleteEntities = register("cluster_delete_entities", `
+UNWIND $ids AS id
+MATCH (e:ClusterEntity {id: id})
+DETACH DELETE e`)
+
+	qClusterDeleteGroups = register("cluster_delete_groups", `
+UNWIND $ids AS id
+MATCH (g:ClusterGroup {id: id})
+DETACH DELETE g`)
+
 	qClusterEntity = register("cluster_entity", `
 MATCH (e:ClusterEntity {id: $id})
 RETURN e.id AS id, e.slug AS slug, e.name AS name, e.severity AS severity, e.country AS country,
@@ -201,6 +211,23 @@ func AliasLinks(recs []cluster.Record) []map[string]any {
 		return strings.Compare(x["to"].(string), y["to"].(string))
 	})
 	return out
+}
+
+// The delete statements return nothing: what count(*) after DETACH DELETE
+// answers differs between servers.
+
+// DeleteClusterNodes deletes the mirror's entities and groups with ids, and
+// their edges. The registry never deletes records; tests and operators
+// clearing a mirror use it.
+func (db *DB) DeleteClusterNodes(ctx context.Context, ids []string) error {
+	for i := 0; i < len(ids); i += batchSize {
+		for _, q := range []query{qClusterDeleteEntities, qClusterDeleteGroups} {
+			if _, err := db.autocommit(ctx, q, map[string]any{"ids": ids[i:min(i+batchSize, len(ids))]}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // readOnce runs the read q in its own auto-commit transaction, without the

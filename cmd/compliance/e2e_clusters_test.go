@@ -65,6 +65,7 @@ func importCLI(t *testing.T, env []string, files ...string) cluster.ImportResult
 func TestClustersImportCLI(t *testing.T) {
 	env := testEnv(t)
 	runCLI(t, env, "migrate")
+	cleanupMirror(t, env)
 
 	if got, want := importCLI(t, env, demoClusters), (cluster.ImportResult{Records: 7, Added: 7, Version: 1}); got != want {
 		t.Errorf("first import = %+v, want %+v", got, want)
@@ -155,8 +156,35 @@ func slugsOf(v any) []string {
 func startClusters(t *testing.T, extra ...string) *instance {
 	t.Helper()
 	in := start(t, testEnv(t, append([]string{"CLUSTER_RELOAD_INTERVAL=100ms", "SANCTIONS_RELOAD_INTERVAL=200ms"}, extra...)...))
+	cleanupMirror(t, in.env)
 	importCLI(t, in.env, demoClusters)
 	return in
+}
+
+// cleanupMirror deletes, when t ends, the graph nodes mirrored from the
+// database of env (the graph server is shared by every test).
+func cleanupMirror(t *testing.T, env []string) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, envValue(env, "DATABASE_URL"))
+		if err != nil {
+			return
+		}
+		defer conn.Close(ctx)
+		rows, err := conn.Query(ctx, `SELECT id::text FROM cluster_records UNION ALL SELECT id::text FROM cluster_groups`)
+		if err != nil {
+			return
+		}
+		ids, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+		neo, err := graphdb.Open(ctx, graphdb.Config(graphdbtest.Lookup(t)))
+		if err != nil {
+			return
+		}
+		defer neo.Close(ctx)
+		if err := neo.DeleteClusterNodes(ctx, ids); err != nil {
+			t.Logf("cleanup of the graph mirror: %v", err)
+		}
+	})
 }
 
 func TestE2EClustersListAndCheck(t *testing.T) {
@@ -737,6 +765,7 @@ func TestE2EClustersRESTMatchesGraphQL(t *testing.T) {
 func TestE2EClusterRegistryReloadsOnEveryInstance(t *testing.T) {
 	env := testEnv(t, "CLUSTER_RELOAD_INTERVAL=200ms")
 	a := start(t, env)
+	cleanupMirror(t, env)
 	b := serveOnly(t, env)
 	ka := a.key("acme", "cluster")
 	for _, in := range []*instance{a, b} {
