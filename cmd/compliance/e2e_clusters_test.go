@@ -643,6 +643,12 @@ func TestE2EClusterSubmissions(t *testing.T) {
 			t.Errorf("raised record = %v", d)
 		}
 	}
+
+	// Without the submission storage: 503.
+	if _, err := conn.Exec(ctx, `DROP TABLE cluster_submissions`); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, "storage absent", in.do("POST", "/api/v1/clusters/submit", in.key("initech", "cluster").Key, validSubmission("z@example.com", "Demo Z")), 503, "unavailable", "")
 }
 
 // camel returns v with every object key in lowerCamelCase and null members
