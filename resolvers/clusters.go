@@ -71,7 +71,7 @@ func clusterRecordModels(rs []cluster.Record) []model.ClusterRecord {
 }
 
 func clusterNetworkModel(n cluster.Network) *model.ClusterNetwork {
-	out := &model.ClusterNetwork{Slug: n.Slug, Kind: n.Kind, Caption: n.Caption, Truncated: n.Truncated, Caveats: n.Caveats,
+	out := &model.ClusterNetwork{Slug: n.Slug, Kind: n.Kind, Caption: n.Caption, Source: n.Source, Truncated: n.Truncated, Caveats: n.Caveats,
 		Nodes: make([]model.ClusterNode, len(n.Nodes)), Edges: make([]model.ClusterEdge, len(n.Edges))}
 	for i, nd := range n.Nodes {
 		out.Nodes[i] = model.ClusterNode{ID: nd.ID, Kind: nd.Kind, Slug: nd.Slug, Label: nd.Label,

@@ -65,6 +65,7 @@ func importCLI(t *testing.T, env []string, files ...string) cluster.ImportResult
 func TestClustersImportCLI(t *testing.T) {
 	env := testEnv(t)
 	runCLI(t, env, "migrate")
+	cleanupMirror(t, env)
 
 	if got, want := importCLI(t, env, demoClusters), (cluster.ImportResult{Records: 7, Added: 7, Version: 1}); got != want {
 		t.Errorf("first import = %+v, want %+v", got, want)
@@ -155,8 +156,35 @@ func slugsOf(v any) []string {
 func startClusters(t *testing.T, extra ...string) *instance {
 	t.Helper()
 	in := start(t, testEnv(t, append([]string{"CLUSTER_RELOAD_INTERVAL=100ms", "SANCTIONS_RELOAD_INTERVAL=200ms"}, extra...)...))
+	cleanupMirror(t, in.env)
 	importCLI(t, in.env, demoClusters)
 	return in
+}
+
+// cleanupMirror deletes, when t ends, the graph nodes mirrored from the
+// database of env (the graph server is shared by every test).
+func cleanupMirror(t *testing.T, env []string) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, envValue(env, "DATABASE_URL"))
+		if err != nil {
+			return
+		}
+		defer conn.Close(ctx)
+		rows, err := conn.Query(ctx, `SELECT id::text FROM cluster_records UNION ALL SELECT id::text FROM cluster_groups`)
+		if err != nil {
+			return
+		}
+		ids, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+		neo, err := graphdb.Open(ctx, graphdb.Config(graphdbtest.Lookup(t)))
+		if err != nil {
+			return
+		}
+		defer neo.Close(ctx)
+		if err := neo.DeleteClusterNodes(ctx, ids); err != nil {
+			t.Logf("cleanup of the graph mirror: %v", err)
+		}
+	})
 }
 
 func TestE2EClustersListAndCheck(t *testing.T) {
@@ -615,6 +643,12 @@ func TestE2EClusterSubmissions(t *testing.T) {
 			t.Errorf("raised record = %v", d)
 		}
 	}
+
+	// Without the submission storage: 503.
+	if _, err := conn.Exec(ctx, `DROP TABLE cluster_submissions`); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, "storage absent", in.do("POST", "/api/v1/clusters/submit", in.key("initech", "cluster").Key, validSubmission("z@example.com", "Demo Z")), 503, "unavailable", "")
 }
 
 // camel returns v with every object key in lowerCamelCase and null members
@@ -687,7 +721,7 @@ func TestE2EClustersRESTMatchesGraphQL(t *testing.T) {
 
 	rg := in.do("GET", "/api/v1/clusters/demo-phantom-cargo-ring/graph", k.Key, nil).data(t, 200)
 	gg := gqlData(t, in.gql(k.Key, `{ clusterGraph(slug: "demo-phantom-cargo-ring") { slug kind nodes { id kind slug label severity country }
-		edges { kind relation from to via } caption truncated caveats
+		edges { kind relation from to via } caption source truncated caveats
 		sanctionsNetwork { members { entityId list sourceId name quoted listedEntryId clusterEntity } coverage degraded staleHours screenedEntities withheldEntities note } } }`, nil), "clusterGraph")
 	same("graph", rg, gg)
 
@@ -737,6 +771,7 @@ func TestE2EClustersRESTMatchesGraphQL(t *testing.T) {
 func TestE2EClusterRegistryReloadsOnEveryInstance(t *testing.T) {
 	env := testEnv(t, "CLUSTER_RELOAD_INTERVAL=200ms")
 	a := start(t, env)
+	cleanupMirror(t, env)
 	b := serveOnly(t, env)
 	ka := a.key("acme", "cluster")
 	for _, in := range []*instance{a, b} {
@@ -758,4 +793,36 @@ func TestE2EClusterRegistryReloadsOnEveryInstance(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+}
+
+// With the Bolt server unreachable, the check and the list still answer
+// (Postgres and the in-memory index), and a graph is read from the
+// registry of record: source "registry", sanctions_network unavailable and
+// degraded, never a clean screen.
+func TestE2EClusterGraphWithoutBoltServer(t *testing.T) {
+	dead := fmt.Sprintf("bolt://127.0.0.1:%d", freePort(t))
+	env := testEnv(t, "CLUSTER_RELOAD_INTERVAL=100ms")
+	runCLI(t, env, "migrate")
+	env = append(env, "NEO4J_URI="+dead)
+	in := serveOnly(t, env)
+	runCLI(t, env, "clusters", "import", "--no-graph", demoClusters)
+	k := in.key("acme", "cluster")
+
+	if r := in.do("GET", "/readyz", "", nil); r.status != 503 {
+		t.Errorf("readyz with the Bolt server down = %d, want 503", r.status)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for in.do("GET", "/api/v1/clusters/check?entity=demo+gpb", k.Key, nil).data(t, 200)["matched"] != true {
+		if time.Now().After(deadline) {
+			t.Fatal("check does not match the imported records")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	d := in.do("GET", "/api/v1/clusters/demo-phantom-cargo-ring/graph", k.Key, nil).data(t, 200)
+	sn := d["sanctions_network"].(map[string]any)
+	if d["source"] != "registry" || len(d["nodes"].([]any)) != 5 || len(d["edges"].([]any)) != 6 ||
+		sn["coverage"] != "unavailable" || sn["degraded"] != true || !strings.HasPrefix(d["caveats"].([]any)[0].(string), "Degraded") {
+		t.Errorf("graph with the Bolt server down = %v", d)
+	}
+	wantError(t, "unlinked record", in.do("GET", "/api/v1/clusters/demo-lone-example-lpg/graph", k.Key, nil), 404, "not_found", "")
 }

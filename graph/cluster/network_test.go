@@ -184,9 +184,25 @@ func TestNetworkErrors(t *testing.T) {
 			}
 		})
 	}
+	up := &memGraph{recs: networkRecords()}
 	g.fail = graph.Unavailable("graph database", errors.New("down"))
 	if _, err := n.Network(context.Background(), "ring"); graph.ErrorCode(err) != graph.CodeUnavailable {
 		t.Errorf("graph down: %v, want unavailable", err)
+	}
+	// With the registry as fallback: the same network, source registry,
+	// the sanctions network unavailable and degraded.
+	n.Fallback = up
+	net, err := n.Network(context.Background(), "listed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := net.SanctionsNetwork
+	if net.Source != SourceRegistry || len(net.Nodes) != 3 || len(net.Edges) != 2 || sn.Coverage != CoverageUnavailable || !sn.Degraded ||
+		sn.Screened != 1 || net.Caveats[0] != CaveatDegraded {
+		t.Errorf("network with the graph down = %+v", net)
+	}
+	if _, err := n.Network(context.Background(), "demo-d"); graph.ErrorCode(err) != graph.CodeNotFound {
+		t.Errorf("unlinked record with the graph down = %v, want not_found", err)
 	}
 }
 

@@ -149,6 +149,7 @@ type ComplexityRoot struct {
 		Nodes            func(childComplexity int) int
 		SanctionsNetwork func(childComplexity int) int
 		Slug             func(childComplexity int) int
+		Source           func(childComplexity int) int
 		Truncated        func(childComplexity int) int
 	}
 
@@ -1044,6 +1045,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClusterNetwork.Slug(childComplexity), true
+	case "ClusterNetwork.source":
+		if e.ComplexityRoot.ClusterNetwork.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.Source(childComplexity), true
 	case "ClusterNetwork.truncated":
 		if e.ComplexityRoot.ClusterNetwork.Truncated == nil {
 			break
@@ -3106,6 +3113,8 @@ type ClusterNetwork {
   edges: [ClusterEdge!]!
   caption: String!
   sanctionsNetwork: ClusterSanctionsNetwork!
+  "graph, or registry when the graph database was unavailable (the sanctions network is then unavailable)."
+  source: String!
   truncated: Boolean!
   caveats: [String!]!
 }
@@ -4008,6 +4017,8 @@ func (ec *executionContext) childFields_ClusterNetwork(ctx context.Context, fiel
 		return ec.fieldContext_ClusterNetwork_caption(ctx, field)
 	case "sanctionsNetwork":
 		return ec.fieldContext_ClusterNetwork_sanctionsNetwork(ctx, field)
+	case "source":
+		return ec.fieldContext_ClusterNetwork_source(ctx, field)
 	case "truncated":
 		return ec.fieldContext_ClusterNetwork_truncated(ctx, field)
 	case "caveats":
@@ -6882,6 +6893,29 @@ func (ec *executionContext) fieldContext_ClusterNetwork_sanctionsNetwork(_ conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ClusterNetwork_source(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNetwork", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ClusterNetwork_truncated(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
@@ -16279,6 +16313,11 @@ func (ec *executionContext) _ClusterNetwork(ctx context.Context, sel ast.Selecti
 			}
 		case "sanctionsNetwork":
 			out.Values[i] = ec._ClusterNetwork_sanctionsNetwork(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._ClusterNetwork_source(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -70,8 +70,10 @@ type ClusterNetwork struct {
 	Edges            []ClusterEdge            `json:"edges"`
 	Caption          string                   `json:"caption"`
 	SanctionsNetwork *ClusterSanctionsNetwork `json:"sanctionsNetwork"`
-	Truncated        bool                     `json:"truncated"`
-	Caveats          []string                 `json:"caveats"`
+	// graph, or registry when the graph database was unavailable (the sanctions network is then unavailable).
+	Source    string   `json:"source"`
+	Truncated bool     `json:"truncated"`
+	Caveats   []string `json:"caveats"`
 }
 
 type ClusterNode struct {
