@@ -111,33 +111,47 @@ func (w *kycDueWorker) Work(ctx context.Context, job *river.Job[kycDueArgs]) err
 	return err
 }
 
+// dueBatch bounds the re-screens one transaction of QueueDueRescreens
+// queues.
+const dueBatch = 1000
+
 // QueueDueRescreens queues a scheduled re-screen, with its job, for every
 // dossier last screened more than 90 days before now that has no
-// unfinished scheduled re-screen, and returns how many it queued.
+// unfinished scheduled re-screen, in transactions of at most 1,000, and
+// returns how many it queued.
 func (db *DB) QueueDueRescreens(ctx context.Context, now time.Time) (int, error) {
-	n := 0
-	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `
-			INSERT INTO kyc_runs (id, member_id, entity_id, kind, status, input, verdict, verdict_reasoning, created_at)
-			SELECT gen_random_uuid(), d.member_id, d.entity_id, 'scheduled', 'queued',
-				jsonb_build_object('company_name', d.company_name, 'country', d.country, 'product', d.product,
-					'directors', to_jsonb(d.directors), 'metadata', d.metadata),
-				'pending', $2, $1
-			FROM kyc_dossiers d
-			WHERE d.last_screened_at < $1::timestamptz - $3::interval
-			ON CONFLICT (entity_id) WHERE kind = 'scheduled' AND status <> 'completed' DO NOTHING
-			RETURNING id::text`, now.UTC(), queuedReasoning, kyc.RescreenEvery)
-		if err != nil {
-			return fmt.Errorf("queue due re-screens: %w", err)
+	total := 0
+	for {
+		n := 0
+		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `
+				INSERT INTO kyc_runs (id, member_id, entity_id, kind, status, input, verdict, verdict_reasoning, created_at)
+				SELECT gen_random_uuid(), d.member_id, d.entity_id, 'scheduled', 'queued',
+					jsonb_build_object('company_name', d.company_name, 'country', d.country, 'product', d.product,
+						'directors', to_jsonb(d.directors), 'metadata', d.metadata),
+					'pending', $2, $1
+				FROM kyc_dossiers d
+				WHERE d.last_screened_at < $1::timestamptz - $3::interval
+					AND NOT EXISTS (SELECT 1 FROM kyc_runs r WHERE r.entity_id = d.entity_id AND r.kind = 'scheduled' AND r.status <> 'completed')
+				ORDER BY d.last_screened_at
+				LIMIT $4
+				ON CONFLICT (entity_id) WHERE kind = 'scheduled' AND status <> 'completed' DO NOTHING
+				RETURNING id::text`, now.UTC(), queuedReasoning, kyc.RescreenEvery, dueBatch)
+			if err != nil {
+				return fmt.Errorf("queue due re-screens: %w", err)
+			}
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return fmt.Errorf("queue due re-screens: %w", err)
+			}
+			n = len(ids)
+			return db.enqueueRuns(ctx, tx, ids...)
+		})
+		total += n
+		if err != nil || n < dueBatch {
+			return total, err
 		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return fmt.Errorf("queue due re-screens: %w", err)
-		}
-		n = len(ids)
-		return db.enqueueRuns(ctx, tx, ids...)
-	})
-	return n, err
+	}
 }
 
 const queuedReasoning = "pending: the re-screen is queued; no step has run yet. Not a clearance."
