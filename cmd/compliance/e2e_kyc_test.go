@@ -621,6 +621,16 @@ func TestE2EKYC(t *testing.T) {
 		if got := next(); !reflect.DeepEqual(got, allSeqs) {
 			t.Errorf("screeningProgress = %v, want %v", got, allSeqs)
 		}
+		// Another member's run: not_found, as over REST.
+		c := wsDial(t, in, "graphql-transport-ws", nil)
+		wsSend(t, c, map[string]any{"type": "connection_init", "payload": map[string]any{"Authorization": "Bearer " + other.Key}})
+		if m := wsRead(t, c); m.Type != "connection_ack" {
+			t.Fatalf("connection_init: %s", m.Type)
+		}
+		wsSend(t, c, map[string]any{"id": "x", "type": "subscribe", "payload": map[string]any{"query": progressQuery, "variables": map[string]any{"id": st.ScreeningRunID}}})
+		if m := wsRead(t, c); (m.Type != "error" && m.Type != "next") || !strings.Contains(string(m.Payload), `"code":"not_found"`) {
+			t.Errorf("another member's screeningProgress = %s %s, want not_found", m.Type, m.Payload)
+		}
 	})
 }
 
