@@ -228,17 +228,24 @@ func measureK1(ctx context.Context, c common, keys []string, rate int, warmup, d
 		return req
 	}
 	is200 := func(code int) bool { return code == 200 }
-	say("kyc: K1 healthz baseline at %d req/s for %s", rate, duration)
-	hLat, hFail := arrivals(ctx, client, rate, duration, health, is200)
-	say("kyc: K1 warm-up %s, then POST /api/v1/kyc/screen at %d req/s for %s", warmup, rate, duration)
+	say("kyc: K1 warm-up %s, then POST /api/v1/kyc/screen at %d req/s for %s, with GET /healthz at the same rate in the same window", warmup, rate, duration)
 	arrivals(ctx, client, rate, warmup, screen, is200)
+	var hLat []time.Duration
+	var hFail []string
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the baseline shares the window, and so whatever else runs on the machine
+		defer wg.Done()
+		hLat, hFail = arrivals(ctx, client, rate, duration, health, is200)
+	}()
 	sLat, sFail := arrivals(ctx, client, rate, duration, screen, is200)
+	wg.Wait()
 	sec := "K1 kyc screen"
-	cfg := fmt.Sprintf("POST /api/v1/kyc/screen at a constant %d req/s (open loop: each request sent at its scheduled time in its own goroutine; latency from the scheduled time), %s warm-up, %s measured, %d requests; "+
+	cfg := fmt.Sprintf("POST /api/v1/kyc/screen at a constant %d req/s, and GET /healthz at the same rate in the same window as the baseline (open loop: each request sent at its scheduled time in its own goroutine; latency from the scheduled time), %s warm-up, %s measured, %d requests; "+
 		"8 lists loaded (%d rows); the synchronous cluster and tradability checks, the run, dossier, first events and River job committed before the answer; %s; %d keys (30 per minute each)",
 		rate, warmup, duration, len(sLat), rows, workersNote(workers), len(keys))
 	return []Result{
-		{Section: sec, Name: "screen: p99 latency", Value: ms(pctOf(sLat, 99)), Unit: "ms", Baseline: fmt.Sprintf("healthz at the same rate: %.1f ms", ms(pctOf(hLat, 99))),
+		{Section: sec, Name: "screen: p99 latency", Value: ms(pctOf(sLat, 99)), Unit: "ms", Baseline: fmt.Sprintf("healthz, same rate, same window: %.1f ms", ms(pctOf(hLat, 99))),
 			Goal: Below, Target: 100, Note: cfg},
 		{Section: sec, Name: "screen: p50 latency", Value: ms(pctOf(sLat, 50)), Unit: "ms", Baseline: fmt.Sprintf("healthz: %.1f ms", ms(pctOf(hLat, 50))), Goal: Info,
 			Note: fmt.Sprintf("p90 %.1f ms, max %.1f ms", ms(pctOf(sLat, 90)), ms(pctOf(sLat, 100)))},
