@@ -297,3 +297,49 @@ func TestKYCProgressHub(t *testing.T) {
 		t.Errorf("Follow(other member) = %v, want not_found", err)
 	}
 }
+
+// When the hub's listening connection is cut, events committed meanwhile
+// are not lost: on reconnecting, the hub makes every follower re-read the
+// log.
+func TestKYCProgressHubReconnects(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	svc := kycService(t, db)
+	hub := svc.Progress.(*relational.ProgressHub)
+	a, _ := db.EnsureMember(ctx, "kyc-reconnect", graph.ProductionScopes)
+	run, err := svc.Screen(ctx, a.ID, kyc.Input{CompanyName: "Reconnect Trading Co"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitListening := func() {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !hub.Listening() {
+			if time.Now().After(deadline) {
+				t.Fatal("the hub's listener did not connect")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitListening()
+	ch, err := svc.Follow(ctx, a.ID, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN `+relational.ProgressChannel+`' AND pid <> pg_backend_pid()) x`); n != 1 {
+		t.Fatalf("terminated %d listening connections, want 1", n)
+	}
+	for deadline := time.Now().Add(10 * time.Second); hub.Listening(); time.Sleep(5 * time.Millisecond) { // the hub notices
+		if time.Now().After(deadline) {
+			t.Fatal("the hub did not notice its connection was cut")
+		}
+	}
+	if err := svc.Execute(ctx, run.ID); err != nil { // while no one listens
+		t.Fatal(err)
+	}
+	waitListening()
+	if got := seqs(collect(t, ch, 10*time.Second)); !equalInts(got, []int{1, 2, 3, 4, 5, 6, 7}) {
+		t.Errorf("follower across a reconnection got %v, want 1..7", got)
+	}
+}
