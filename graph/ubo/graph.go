@@ -9,6 +9,7 @@
 package ubo
 
 import (
+	"errors"
 	"time"
 
 	"github.com/tradecompliance/compliance/graph"
@@ -195,4 +196,25 @@ func Coverage() graph.Coverage {
 	c := graph.ServiceCoverage()
 	c.Caveats = append([]string{graph.CaveatUBOPartial}, c.Caveats...)
 	return c
+}
+
+// Failed returns the result of a build that failed on its last attempt:
+// nothing was assessed, the risk is unknown, and the reason says why in
+// words safe to show (the message of a graph error, else a generic one).
+func Failed(err error) *Result {
+	why := "a dependency was unavailable"
+	var ge *graph.Error
+	if errors.As(err, &ge) && ge.Code != graph.CodeInternal && ge.Message != "" {
+		why = ge.Message
+	}
+	return &Result{
+		Candidates: []string{}, Nodes: []Node{}, Edges: []Edge{}, SanctionsMatches: []SanctionsMatch{},
+		ClusterHits: []ClusterHit{}, BeneficialOwners: []Owner{}, ControlOnly: []Owner{},
+		OFAC50:               OFAC50{Status: OFACUnknown, Evidence: []string{}},
+		ShellCompanyVerdicts: map[string]Verdict{},
+		AggregateRisk:        RiskUnknown,
+		RiskReasons:          []string{"the graph could not be built (" + why + "): nothing was screened or assessed; request it again later"},
+		SanctionsCoverage:    "unavailable",
+		ListsMissing:         []string{},
+	}
 }
