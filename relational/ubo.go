@@ -134,7 +134,7 @@ func (db *DB) finishUBOGraph(ctx context.Context, id string, res *ubo.Result, bu
 
 // UBOJobs returns the job set that builds queued UBO graphs with b, for
 // WebhookWorkerConfig.Jobs. now is the build clock (nil: time.Now).
-func (db *DB) UBOJobs(b ubo.Builder, now func() time.Time, log *slog.Logger) JobSet {
+func (db *DB) UBOJobs(b ubo.GraphBuilder, now func() time.Time, log *slog.Logger) JobSet {
 	if now == nil {
 		now = time.Now
 	}
@@ -153,7 +153,7 @@ func (db *DB) UBOJobs(b ubo.Builder, now func() time.Time, log *slog.Logger) Job
 type uboWorker struct {
 	river.WorkerDefaults[uboBuildArgs]
 	db  *DB
-	b   ubo.Builder
+	b   ubo.GraphBuilder
 	now func() time.Time
 	log *slog.Logger
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
+	"github.com/tradecompliance/compliance/graph/ubo"
 	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
@@ -29,6 +30,7 @@ type Config struct {
 	Matrix   *regulatory.Matrix
 	Screener *sanctions.Screener
 	Webhooks *webhooks.Service
+	UBO      *ubo.Service
 
 	GraphQL      http.Handler // serves /graphql (POST and websocket upgrades)
 	IDE          http.Handler // the GraphQL IDE, mounted at /graphiql/

@@ -218,3 +218,34 @@ func Failed(err error) *Result {
 		ListsMissing:         []string{},
 	}
 }
+
+// View is a graph as REST shows it: the resource's fields, the result's
+// fields flattened in when ready, and the coverage statement always.
+type View struct {
+	GraphID          string     `json:"graph_id"`
+	Status           string     `json:"status"`
+	RootEntityName   string     `json:"root_entity_name"`
+	RootJurisdiction *string    `json:"root_jurisdiction"`
+	MaxHops          int        `json:"max_hops"`
+	RequestedAt      time.Time  `json:"requested_at"`
+	BuiltAt          *time.Time `json:"built_at"`
+	Cached           bool       `json:"cached"`
+	*Result
+	Coverage graph.Coverage `json:"coverage"`
+	Caveats  []string       `json:"caveats"`
+}
+
+// View returns g as REST shows it.
+func (g Graph) View() View {
+	c := Coverage()
+	v := View{
+		GraphID: g.GraphID, Status: g.Status, RootEntityName: g.RootEntityName, MaxHops: g.MaxHops,
+		RequestedAt: g.RequestedAt.UTC(), BuiltAt: g.BuiltAt, Cached: g.Cached, Result: g.Result,
+		Coverage: c, Caveats: c.Caveats,
+	}
+	if g.RootJurisdiction != "" {
+		j := g.RootJurisdiction
+		v.RootJurisdiction = &j
+	}
+	return v
+}

@@ -85,8 +85,8 @@ type Store interface {
 	Graph(ctx context.Context, memberID, id string) (Graph, error)
 }
 
-// Builder builds the result of a queued graph.
-type Builder interface {
+// GraphBuilder builds the result of a queued graph; *Builder is one.
+type GraphBuilder interface {
 	Build(ctx context.Context, req Request) (*Result, error)
 }
 

@@ -19,8 +19,10 @@ func day(s string) *time.Time {
 
 func pct(f float64) *float64 { return &f }
 
-func co(id, jur string) Node { return Node{ID: id, Kind: KindCompany, Name: "Co " + id, Jurisdiction: jur} }
-func person(id string) Node  { return Node{ID: id, Kind: KindPerson, Name: "Person " + id} }
+func co(id, jur string) Node {
+	return Node{ID: id, Kind: KindCompany, Name: "Co " + id, Jurisdiction: jur}
+}
+func person(id string) Node { return Node{ID: id, Kind: KindPerson, Name: "Person " + id} }
 func owns(from, to string, p float64) Edge {
 	return Edge{From: from, To: to, Relation: RelOwns, Pct: pct(p)}
 }
