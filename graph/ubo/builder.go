@@ -2,55 +2,47 @@ package ubo
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/cluster"
+	"github.com/tradecompliance/compliance/graph/ownership"
 	"github.com/tradecompliance/compliance/graph/sanctions"
 )
 
-// Ownership is the ownership graph a build reads.
-type Ownership interface {
-	// FindRoot returns the entities named name (normalized, exact), those
-	// of jurisdiction first when it is not "", at most limit. None is not
-	// an error.
-	FindRoot(ctx context.Context, name, jurisdiction string, limit int) ([]Node, error)
-	// Upstream returns the owners and controllers of root up to maxHops,
-	// root included, and whether owners exist beyond maxHops.
-	Upstream(ctx context.Context, root string, maxHops int) (nodes []Node, edges []Edge, truncated bool, err error)
+// OwnershipStore is the ownership graph a build reads (graphdb.DB is one).
+type OwnershipStore interface {
+	// EntitiesByName returns up to limit entities whose normalized name is
+	// name's, ordered by id.
+	EntitiesByName(ctx context.Context, name string, limit int) ([]ownership.Node, error)
+	// Upstream returns the owners and controllers of root up to maxHops.
+	Upstream(ctx context.Context, root string, maxHops int) (ownership.Subgraph, error)
 }
-
-// Assessment is what the effective-ownership engine says about a root.
-type Assessment struct {
-	// Effective is each owner's effective ownership of the root, min..max
-	// percent, by entity id.
-	Effective        map[string][2]float64
-	BeneficialOwners []Owner
-	ControlOnly      []Owner
-	OFAC50           OFAC50
-}
-
-// Assessor computes effective ownership, beneficial owners and the OFAC
-// 50% status of root over its upstream graph, given the nodes that are
-// blocked (matched a sanctions list), with evidence per node.
-type Assessor func(nodes []Node, edges []Edge, root string, blocked map[string]string) Assessment
 
 // Builder builds UBO graphs: it resolves the root in the ownership graph,
 // traverses its owners, screens every node against the sanctions lists and
-// the cluster blocklist, and assesses ownership, shell signals and risk.
+// the cluster blocklist, computes effective ownership and the OFAC 50%
+// status (graph/ownership), shell-company verdicts and the aggregate risk.
 type Builder struct {
-	Ownership Ownership
+	Ownership OwnershipStore
 	Screener  *sanctions.Screener // nil: sanctions screening unavailable
 	Checker   cluster.Checker     // nil: the blocklist is not screened
-	Assess    Assessor            // nil: no effective ownership, OFAC 50% unknown
 	// Threshold is the sanctions match threshold; 0 means the screener's
 	// default.
 	Threshold float64
-	Now       func() time.Time // nil: time.Now
+	// BOThreshold is the beneficial-ownership threshold in percent; 0
+	// means ownership.DefaultThreshold (25).
+	BOThreshold float64
+	Now         func() time.Time // nil: time.Now
 }
+
+// ConfirmedScore is the sanctions match score at or above which a node is
+// treated as listed for the OFAC 50% rule; a lower match above the
+// screening threshold makes it possibly listed (possibly blocked).
+const ConfirmedScore = 0.95
 
 // maxRootCandidates bounds the entities a root name may resolve to.
 const maxRootCandidates = 10
@@ -69,14 +61,24 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Result, error) {
 		OFAC50:               OFAC50{Status: OFACUnknown, Evidence: []string{}},
 		ShellCompanyVerdicts: map[string]Verdict{}, ListsMissing: []string{},
 	}
-	cands, err := b.Ownership.FindRoot(ctx, req.RootEntityName, req.RootJurisdiction, maxRootCandidates)
+	all, err := b.Ownership.EntitiesByName(ctx, req.RootEntityName, maxRootCandidates)
 	if err != nil {
 		return nil, err
 	}
+	// The jurisdiction's entities first; with a jurisdiction given, an
+	// entity of another known jurisdiction is not the root.
+	var cands []ownership.Node
+	for _, n := range all {
+		if req.RootJurisdiction == "" || strings.EqualFold(n.Jurisdiction, req.RootJurisdiction) {
+			cands = append(cands, n)
+		}
+	}
 	if req.RootJurisdiction != "" {
-		cands = slices.DeleteFunc(cands, func(n Node) bool {
-			return n.Jurisdiction != "" && !strings.EqualFold(n.Jurisdiction, req.RootJurisdiction)
-		})
+		for _, n := range all {
+			if n.Jurisdiction == "" {
+				cands = append(cands, n)
+			}
+		}
 	}
 	if len(cands) == 0 {
 		res.SanctionsCoverage, res.BlocklistScreened = b.coverage(res)
@@ -88,39 +90,137 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Result, error) {
 		res.Candidates = append(res.Candidates, c.ID)
 	}
 	res.RootFound, res.RootEntityID = true, root.ID
-	nodes, edges, truncated, err := b.Ownership.Upstream(ctx, root.ID, req.MaxHops)
+	sub, err := b.Ownership.Upstream(ctx, root.ID, req.MaxHops)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(nodes, func(n Node) bool { return n.ID == root.ID }) {
-		nodes = append([]Node{root}, nodes...)
-	}
-	setHops(nodes, edges, root.ID)
-	res.Nodes, res.Edges, res.Truncated = nodes, edges, truncated
-	if res.Edges == nil {
-		res.Edges = []Edge{}
-	}
+	res.Nodes, res.Edges, res.Truncated = viewNodes(sub.Nodes), viewEdges(sub.Edges), sub.Truncated
+	setHops(res.Nodes, res.Edges, root.ID)
 
-	blocked, err := b.screen(ctx, res)
-	if err != nil {
+	if err := b.screen(ctx, res); err != nil {
 		return nil, err
 	}
-	if b.Assess != nil {
-		a := b.Assess(res.Nodes, res.Edges, root.ID, blocked)
-		for i := range res.Nodes {
-			if e, ok := a.Effective[res.Nodes[i].ID]; ok && res.Nodes[i].ID != root.ID {
-				lo, hi := e[0], e[1]
-				res.Nodes[i].EffectiveMin, res.Nodes[i].EffectiveMax = &lo, &hi
-			}
-		}
-		res.BeneficialOwners, res.ControlOnly, res.OFAC50 = nonNilOwners(a.BeneficialOwners), nonNilOwners(a.ControlOnly), a.OFAC50
-		if res.OFAC50.Evidence == nil {
-			res.OFAC50.Evidence = []string{}
-		}
-	}
+	b.assess(res, sub, root.ID)
 	res.ShellCompanyVerdicts = Shell(res.Nodes, res.Edges, now)
 	res.AggregateRisk, res.RiskReasons = Aggregate(res)
 	return res, nil
+}
+
+// assess computes effective ownership and beneficial owners
+// (ownership.Compute) and the OFAC 50% status (ownership.Screen, with the
+// node screening as its predicate).
+func (b *Builder) assess(res *Result, sub ownership.Subgraph, root string) {
+	cr := ownership.Compute(sub, root, ownership.Options{Threshold: b.BOThreshold})
+	eff := map[string]ownership.Share{}
+	for _, o := range cr.Owners {
+		eff[o.Node.ID] = o.Share
+	}
+	for _, o := range cr.Unidentified {
+		eff[o.Node.ID] = o.Share
+	}
+	for i := range res.Nodes {
+		if s, ok := eff[res.Nodes[i].ID]; ok {
+			lo, hi := s.Min, s.Max
+			res.Nodes[i].EffectiveMin, res.Nodes[i].EffectiveMax = &lo, &hi
+		}
+	}
+	for _, o := range cr.BeneficialOwners {
+		res.BeneficialOwners = append(res.BeneficialOwners, Owner{
+			EntityID: o.Node.ID, Name: o.Node.Name, PctMin: o.Share.Min, PctMax: o.Share.Max,
+			Possible: o.Status == ownership.StatusPossible,
+		})
+	}
+	for _, c := range cr.ControlOnly {
+		res.ControlOnly = append(res.ControlOnly, Owner{EntityID: c.Node.ID, Name: c.Node.Name, Roles: c.Means})
+	}
+
+	screened := map[string][]SanctionsMatch{}
+	for _, m := range res.SanctionsMatches {
+		screened[m.EntityID] = append(screened[m.EntityID], m)
+	}
+	notScreened := map[string]bool{}
+	for _, n := range res.Nodes {
+		if !n.Sanctions.Screened {
+			notScreened[n.ID] = true
+		}
+	}
+	degraded := res.SanctionsCoverage != "complete"
+	ex := ownership.Screen(sub, root, func(n ownership.Node) (ownership.Check, error) {
+		if notScreened[n.ID] {
+			return ownership.Check{}, errNotScreened
+		}
+		c := ownership.Check{Degraded: degraded}
+		for _, m := range screened[n.ID] {
+			c.Listings = append(c.Listings, ownership.Listing{
+				List: m.List, EntryID: m.List + ":" + m.SourceID, Name: m.ListedName, Score: m.Score,
+				Reason: fmt.Sprintf("sanctions screening score %.2f", m.Score), Confirmed: m.Score >= ConfirmedScore,
+			})
+		}
+		return c, nil
+	})
+	res.OFAC50 = OFAC50{Status: ex.Status, Evidence: []string{}}
+	if ex.Degraded && ex.Status == ownership.NotBlocked {
+		res.OFAC50.Status = OFACUnknown
+		res.OFAC50.Evidence = append(res.OFAC50.Evidence, "not every node could be screened against every list: not blocked cannot be stated")
+	}
+	names := map[string]string{}
+	for _, n := range res.Nodes {
+		names[n.ID] = n.Name
+	}
+	for _, ne := range ex.Nodes {
+		line := fmt.Sprintf("%s is %s", ne.Node.Name, strings.ReplaceAll(ne.Status, "_", " "))
+		if len(ne.Listings) > 0 {
+			line += " (listed: " + ne.Listings[0].List + " " + ne.Listings[0].Name + ")"
+		}
+		if len(ne.Holdings) > 0 {
+			var hs []string
+			for _, h := range ne.Holdings {
+				hs = append(hs, fmt.Sprintf("%s holds %s", names[h.Owner], h.Hop.Share))
+			}
+			line += fmt.Sprintf("; blocked owners hold %s directly: %s", ne.BlockedShare, strings.Join(hs, ", "))
+		}
+		res.OFAC50.Evidence = append(res.OFAC50.Evidence, line)
+	}
+	for _, id := range ex.ControlOnly {
+		res.OFAC50.Evidence = append(res.OFAC50.Evidence, names[id]+" is listed but only controls (control does not block under the 50% rule)")
+	}
+}
+
+var errNotScreened = errors.New("not screened")
+
+// viewNodes returns the ownership nodes as the API shows them.
+func viewNodes(ns []ownership.Node) []Node {
+	out := make([]Node, len(ns))
+	for i, n := range ns {
+		out[i] = Node{ID: n.ID, Kind: string(n.Kind), Name: n.Name, Jurisdiction: n.Jurisdiction, Address: n.Address,
+			Founded: foundedOn(n.FoundedOn), Nominee: n.Nominee}
+	}
+	return out
+}
+
+// foundedOn parses YYYY, YYYY-MM or YYYY-MM-DD as the first day of the
+// period, or nil: a partial date counts as recent only when its whole
+// period is.
+func foundedOn(s string) *time.Time {
+	for _, layout := range []string{time.DateOnly, "2006-01", "2006"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return &t
+		}
+	}
+	return nil
+}
+
+// viewEdges returns the ownership edges as the API shows them.
+func viewEdges(es []ownership.Edge) []Edge {
+	out := make([]Edge, len(es))
+	for i, e := range es {
+		rel := RelOwns
+		if e.Relation == ownership.Controls {
+			rel = RelControls
+		}
+		out[i] = Edge{From: e.From, To: e.To, Relation: rel, Pct: e.Pct, PctMin: e.PctMin, PctMax: e.PctMax, Role: string(e.Role), Source: e.Source}
+	}
+	return out
 }
 
 func nonNilOwners(o []Owner) []Owner {
@@ -162,14 +262,13 @@ func listIDs() []string {
 
 // screen screens every node against the sanctions lists and the cluster
 // blocklist, filling the result's matches, hits and per-node statuses. It
-// returns the nodes that matched a list, with the match as evidence.
-func (b *Builder) screen(ctx context.Context, res *Result) (map[string]string, error) {
+// fails when the blocklist cannot be read.
+func (b *Builder) screen(ctx context.Context, res *Result) error {
 	res.SanctionsCoverage, res.BlocklistScreened = b.coverage(res)
-	blocked := map[string]string{}
 	for i := range res.Nodes {
 		n := &res.Nodes[i]
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		// Sanctions.
 		switch {
@@ -188,9 +287,6 @@ func (b *Builder) screen(ctx context.Context, res *Result) (map[string]string, e
 					ListedName: m.Entry.Name, MatchedName: m.Explanation.MatchedName, Score: m.Score,
 					Programs: nonNilStrings(m.Entry.Programs),
 				})
-				if _, ok := blocked[n.ID]; !ok {
-					blocked[n.ID] = fmt.Sprintf("%s matches %s %s %q (score %.2f)", n.Name, m.Entry.List, m.Entry.SourceID, m.Entry.Name, m.Score)
-				}
 			}
 		}
 		// Cluster blocklist.
@@ -204,7 +300,7 @@ func (b *Builder) screen(ctx context.Context, res *Result) (map[string]string, e
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !cr.Matched {
 			n.Blocklist = BlocklistResult{Status: BlocklistClear}
@@ -217,7 +313,7 @@ func (b *Builder) screen(ctx context.Context, res *Result) (map[string]string, e
 			})
 		}
 	}
-	return blocked, nil
+	return nil
 }
 
 func graphMessage(err error) string {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/ownership"
 )
 
 // Statuses of a UBO graph.
@@ -24,9 +25,9 @@ const (
 // Limits of a UBO screening request.
 const (
 	DefaultMaxHops = 3
-	// MaxHops is the highest max_hops accepted; it is the ownership
-	// traversal's bound.
-	MaxHops = 6
+	// MaxHops is the highest max_hops accepted: the ownership traversal's
+	// bound.
+	MaxHops = ownership.MaxMaxHops
 	// CacheTTL is how long a built graph answers the same request.
 	CacheTTL = 90 * 24 * time.Hour
 	// MaxNameChars bounds root_entity_name.
@@ -77,7 +78,6 @@ type Edge struct {
 	PctMin   *float64 `json:"pct_min,omitempty"`
 	PctMax   *float64 `json:"pct_max,omitempty"`
 	Role     string   `json:"role,omitempty"` // controls: board_appointment, voting_rights, other_influence
-	Nominee  bool     `json:"nominee,omitempty"`
 	Source   string   `json:"source,omitempty"`
 }
 

@@ -288,9 +288,9 @@ func addressSignal(n Node, addresses map[string][]string) (Signal, bool) {
 // words in a name.
 var nomineeWord = regexp.MustCompile(`(?i)\bnominees?\b`)
 
-// nomineeSignal fires when the entity is flagged a nominee, when an owner
-// or controller of it is flagged a nominee or named like one, or when an
-// ownership or control edge into it is marked as held by a nominee.
+// nomineeSignal fires when the entity is flagged a nominee, or when an
+// owner or controller of it is flagged a nominee (BODS isNominee / nominee
+// interests, as imported) or named like one ("... Nominees Ltd").
 func nomineeSignal(n Node, edges []Edge, byID map[string]*Node) (Signal, bool) {
 	var ev []string
 	if n.Nominee {
@@ -303,8 +303,6 @@ func nomineeSignal(n Node, edges []Edge, byID map[string]*Node) (Signal, bool) {
 		}
 		o := byID[e.From]
 		switch {
-		case e.Nominee:
-			ev = append(ev, fmt.Sprintf("%s %s it as a nominee", name(e.From, byID), e.Relation))
 		case o != nil && o.Nominee && !seen[o.ID]:
 			ev = append(ev, fmt.Sprintf("%s (%s) is recorded as a nominee", o.Name, e.Relation))
 		case o != nil && nomineeWord.MatchString(o.Name) && !seen[o.ID]:

@@ -159,13 +159,13 @@ func TestShellSignals(t *testing.T) {
 			evidence: []string{"Alpha Nominees Limited (owns) is named as a nominee"},
 		},
 		{
-			name:     "edge held by a nominee",
-			nodes:    []Node{co("A", "GB"), person("P")},
-			edges:    []Edge{{From: "P", To: "A", Relation: RelControls, Role: "board_appointment", Nominee: true}, owns("P", "A", 100)},
+			name:     "controller recorded as a nominee",
+			nodes:    []Node{co("A", "GB"), {ID: "D", Kind: KindPerson, Name: "D", Nominee: true}, person("P")},
+			edges:    []Edge{{From: "D", To: "A", Relation: RelControls, Role: "board_appointment"}, owns("P", "A", 100)},
 			entity:   "A",
 			want:     []string{SignalNomineeOfficers},
 			verdict:  VerdictPossibleShell,
-			evidence: []string{"Person P controls it as a nominee"},
+			evidence: []string{"D (controls) is recorded as a nominee"},
 		},
 		{
 			name:     "nominee as part of a word does not count",
