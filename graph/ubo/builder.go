@@ -101,7 +101,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	b.assess(res, sub, root.ID)
-	res.ShellCompanyVerdicts = Shell(res.Nodes, res.Edges, now)
+	res.ShellCompanyVerdicts = Shell(res.Nodes, res.Edges, sub.Frontier, now)
 	res.AggregateRisk, res.RiskReasons = Aggregate(res)
 	return res, nil
 }

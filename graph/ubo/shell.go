@@ -88,10 +88,14 @@ type Verdict struct {
 
 // Shell returns the shell-company verdict of every legal entity of the
 // graph (every node that is not a person or a vessel), keyed by entity id.
-// Signals are read from the graph as given: owners beyond the traversal's
-// reach are unknown, and count as "not a natural person" (the signal's
-// evidence says so).
-func Shell(nodes []Node, edges []Edge, now time.Time) map[string]Verdict {
+// Signals are read from the graph as given. frontier names the nodes whose
+// owners lie beyond the traversal's reach: a chain that ends there may end
+// in a natural person, so it never makes no_natural_person_at_top fire.
+func Shell(nodes []Node, edges []Edge, frontier []string, now time.Time) map[string]Verdict {
+	beyond := map[string]bool{}
+	for _, id := range frontier {
+		beyond[id] = true
+	}
 	byID := make(map[string]*Node, len(nodes))
 	for i := range nodes {
 		byID[nodes[i].ID] = &nodes[i]
@@ -120,7 +124,7 @@ func Shell(nodes []Node, edges []Edge, now time.Time) map[string]Verdict {
 		if s, ok := secrecySignal(n); ok {
 			sig = append(sig, s)
 		}
-		if s, ok := noPersonSignal(n.ID, owners, byID); ok {
+		if s, ok := noPersonSignal(n.ID, owners, byID, beyond); ok {
 			sig = append(sig, s)
 		}
 		if s, ok := cycleSignal(n.ID, owners, byID); ok {
@@ -176,8 +180,13 @@ func secrecySignal(n Node) (Signal, bool) {
 // noPersonSignal walks every upstream ownership chain of id (simple paths
 // only) and fires when none ends in a natural person: each ends in a
 // company, a trust, or an entity whose owners are not recorded. An entity
-// with no recorded owner at all fires too ("no owner recorded").
-func noPersonSignal(id string, owners map[string][]Edge, byID map[string]*Node) (Signal, bool) {
+// with no recorded owner at all fires too ("no owner recorded"). A chain
+// cut by the hop limit (its top in beyond) is not known to end without a
+// person, so the signal does not fire.
+func noPersonSignal(id string, owners map[string][]Edge, byID map[string]*Node, beyond map[string]bool) (Signal, bool) {
+	if beyond[id] {
+		return Signal{}, false
+	}
 	if len(owners[id]) == 0 {
 		return Signal{SignalNoNaturalPersonAtTop, "no owner recorded in the ownership data"}, true
 	}
@@ -190,6 +199,10 @@ func noPersonSignal(id string, owners map[string][]Edge, byID map[string]*Node) 
 			return
 		}
 		ups := owners[cur]
+		if beyond[cur] {
+			personFound = true // unknown: may be a person
+			return
+		}
 		if len(ups) == 0 {
 			n := byID[cur]
 			if n != nil && n.Kind == KindPerson {

@@ -37,12 +37,13 @@ func signalSet(v Verdict) []string {
 
 func TestShellSignals(t *testing.T) {
 	tests := []struct {
-		name    string
-		nodes   []Node
-		edges   []Edge
-		entity  string
-		want    []string // signal names, in order
-		verdict string
+		name     string
+		nodes    []Node
+		edges    []Edge
+		entity   string
+		frontier []string
+		want     []string // signal names, in order
+		verdict  string
 		// evidence substrings, one per wanted signal
 		evidence []string
 	}{
@@ -96,6 +97,15 @@ func TestShellSignals(t *testing.T) {
 			want:     []string{SignalNoNaturalPersonAtTop},
 			verdict:  VerdictWeakSignals,
 			evidence: []string{"Co B (company), Family Trust (trust)"},
+		},
+		{
+			name:     "chain cut by the hop limit may end in a person",
+			nodes:    []Node{co("A", "GB"), co("B", "GB")},
+			edges:    []Edge{owns("B", "A", 100)},
+			frontier: []string{"B"},
+			entity:   "A",
+			verdict:  VerdictNoSignals,
+			evidence: nil,
 		},
 		{
 			name:     "person two hops up: no signal",
@@ -207,7 +217,7 @@ func TestShellSignals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Shell(tt.nodes, tt.edges, now)
+			got := Shell(tt.nodes, tt.edges, tt.frontier, now)
 			v, ok := got[tt.entity]
 			if !ok {
 				t.Fatalf("Shell: no verdict for %s; got %v", tt.entity, got)
@@ -229,7 +239,7 @@ func TestShellSignals(t *testing.T) {
 
 func TestShellVerdictsOnlyForLegalEntities(t *testing.T) {
 	nodes := []Node{co("A", "GB"), person("P"), {ID: "V", Kind: KindVessel, Name: "MT Example"}, {ID: "T", Kind: KindTrust, Name: "T"}, {ID: "U", Name: "Unknown kind"}}
-	got := Shell(nodes, []Edge{owns("P", "A", 100)}, now)
+	got := Shell(nodes, []Edge{owns("P", "A", 100)}, nil, now)
 	var ids []string
 	for _, id := range sortedKeys(got) {
 		ids = append(ids, id)
