@@ -3,6 +3,7 @@ package graphdb
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -72,7 +73,62 @@ func conformanceCases(run string) []conformanceCase {
 			query:  qMigrationsApplied,
 			params: map[string]any{"names": []string{}},
 		},
-	}, append(sanctionsCases(run), ownershipCases(run)...)...)
+	}, slices.Concat(sanctionsCases(run), clusterCases(run), ownershipCases(run))...)
+}
+
+// clusterCases exercise the cluster mirror's statements: group g holds a
+// and b; a SHARES_ALIAS b; c stands alone.
+func clusterCases(run string) []conformanceCase {
+	a, b, c, g := run+"_ca", run+"_cb", run+"_cc", run+"_cg"
+	ent := func(id, slug, name, sev string, prot bool) map[string]any {
+		return map[string]any{"id": id, "slug": slug, "name": name, "severity": sev, "country": "AE", "group_id": g,
+			"sanctions_source": "", "protected": prot}
+	}
+	node := func(id, slug, name, sev string, prot bool) row {
+		return row{"id": id, "slug": slug, "name": name, "severity": sev, "country": "AE", "sanctions_source": "", "protected": prot}
+	}
+	return []conformanceCase{
+		{name: "cluster group upsert", query: qClusterGroupUpsert,
+			params: map[string]any{"rows": []map[string]any{{"id": g, "slug": "demo-ring"}}}, want: []row{{"n": int64(1)}}},
+		{name: "cluster entity upsert", query: qClusterEntityUpsert,
+			params: map[string]any{"rows": []map[string]any{ent(a, "demo-a", "Demo A", "confirmed", false), ent(b, "demo-b", "Demo B", "likely", true), ent(c, "demo-c", "Demo C", "suspected", false)}},
+			want:   []row{{"n": int64(3)}}},
+		{name: "cluster link members", query: qClusterLinkMembers,
+			params: map[string]any{"rows": []map[string]any{{"entity": a, "group": g}, {"entity": b, "group": g}}}, want: []row{{"n": int64(2)}}},
+		{name: "cluster link members again", query: qClusterLinkMembers,
+			params: map[string]any{"rows": []map[string]any{{"entity": a, "group": g}}}, want: []row{{"n": int64(1)}}},
+		{name: "cluster link aliases", query: qClusterLinkAliases,
+			params: map[string]any{"rows": []map[string]any{{"from": a, "to": b, "key": "demoab", "name": "Demo AB"}}}, want: []row{{"n": int64(1)}}},
+		{name: "cluster entity", query: qClusterEntity, params: map[string]any{"id": b},
+			want: []row{node(b, "demo-b", "Demo B", "likely", true)}},
+		{name: "cluster entity absent", query: qClusterEntity, params: map[string]any{"id": run + "_none"}},
+		{name: "cluster entity groups", query: qClusterEntityGroups, params: map[string]any{"id": a},
+			want: []row{{"id": g, "slug": "demo-ring"}}},
+		{name: "cluster entity groups none", query: qClusterEntityGroups, params: map[string]any{"id": c}},
+		{name: "cluster group members", query: qClusterGroupMembers, params: map[string]any{"id": g}, anyOrder: true,
+			want: []row{node(a, "demo-a", "Demo A", "confirmed", false), node(b, "demo-b", "Demo B", "likely", true)}},
+		{name: "cluster aliases out", query: qClusterAliasesOut, params: map[string]any{"id": a},
+			want: []row{mergeRow(node(b, "demo-b", "Demo B", "likely", true), row{"key": "demoab", "via": "Demo AB"})}},
+		{name: "cluster aliases in", query: qClusterAliasesIn, params: map[string]any{"id": b},
+			want: []row{mergeRow(node(a, "demo-a", "Demo A", "confirmed", false), row{"key": "demoab", "via": "Demo AB"})}},
+		{name: "cluster aliases out none", query: qClusterAliasesOut, params: map[string]any{"id": b}},
+		{name: "cluster unlink members", query: qClusterUnlinkMembers, params: map[string]any{"ids": []string{a, c}}, want: []row{{"n": int64(1)}}},
+		{name: "cluster unlink aliases", query: qClusterUnlinkAliases, params: map[string]any{"ids": []string{a, b}}, want: []row{{"n": int64(1)}}},
+		{name: "cluster group members after unlink", query: qClusterGroupMembers, params: map[string]any{"id": g},
+			want: []row{node(b, "demo-b", "Demo B", "likely", true)}},
+		{name: "cluster aliases in after unlink", query: qClusterAliasesIn, params: map[string]any{"id": b}},
+	}
+}
+
+func mergeRow(a, b row) row {
+	out := row{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 // sanctionsCases exercise the sanctions statements on a list named run_l.
@@ -110,6 +166,10 @@ func cleanupConformance(ctx context.Context, t testing.TB, db *DB, run string) {
 		map[string]any{"run": run})
 	mustRun(ctx, t, db, `MATCH (e:SanctionsEntry {list: $list}) DETACH DELETE e`, map[string]any{"list": run + "_l"})
 	mustRun(ctx, t, db, `MATCH (e:Entity) WHERE e.id STARTS WITH $run DETACH DELETE e`, map[string]any{"run": run + "_o_"})
+	for _, id := range []string{run + "_ca", run + "_cb", run + "_cc"} {
+		mustRun(ctx, t, db, `MATCH (e:ClusterEntity {id: $id}) DETACH DELETE e`, map[string]any{"id": id})
+	}
+	mustRun(ctx, t, db, `MATCH (g:ClusterGroup {id: $id}) DETACH DELETE g`, map[string]any{"id": run + "_cg"})
 }
 
 func TestConformance(t *testing.T) {

@@ -60,14 +60,26 @@ func (db *DB) enqueueDeliveries(ctx context.Context, tx pgx.Tx, ids []string, ge
 
 // publishTx records events in tx with one pending delivery, and its River
 // job, per active subscription of the event's member that lists its type.
-// An event no subscription wants is not recorded. Either everything commits
-// with the change that caused the events, or nothing does.
+// An event with no MemberID is a registry-wide event (cluster.*): it is
+// recorded once per member with a subscription that lists its type (the
+// first member's row keeps ev.ID, the others get fresh ids), and delivered
+// to each such subscription. An event no subscription wants is not
+// recorded. Either everything commits with the change that caused the
+// events, or nothing does.
 func (db *DB) publishTx(ctx context.Context, tx pgx.Tx, events ...graph.Event) error {
 	var ids []string
 	for _, ev := range events {
 		payload, err := json.Marshal(ev.Data)
 		if err != nil {
 			return fmt.Errorf("event %s payload: %w", ev.Type, err)
+		}
+		if ev.MemberID == "" {
+			got, err := fanOutTx(ctx, tx, ev, payload)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, got...)
+			continue
 		}
 		rows, err := tx.Query(ctx, `
 			WITH subs AS (
@@ -91,6 +103,34 @@ func (db *DB) publishTx(ctx context.Context, tx pgx.Tx, events ...graph.Event) e
 		ids = append(ids, got...)
 	}
 	return db.enqueueDeliveries(ctx, tx, ids, 0)
+}
+
+// fanOutTx records a registry-wide event once per member whose active
+// subscriptions list its type, with a delivery per such subscription, and
+// returns the deliveries' ids.
+func fanOutTx(ctx context.Context, tx pgx.Tx, ev graph.Event, payload []byte) ([]string, error) {
+	rows, err := tx.Query(ctx, `
+		WITH subs AS (
+			SELECT id, member_id FROM webhook_subscriptions
+			WHERE deleted_at IS NULL AND disabled_at IS NULL AND $2 = ANY(events)
+		), mem AS (
+			SELECT member_id, row_number() OVER (ORDER BY member_id) AS n FROM (SELECT DISTINCT member_id FROM subs) m
+		), ev AS (
+			INSERT INTO webhook_events (id, member_id, type, payload, occurred_at)
+			SELECT CASE WHEN n = 1 THEN $1::uuid ELSE gen_random_uuid() END, member_id, $2, $3, $4 FROM mem
+			RETURNING id, member_id
+		)
+		INSERT INTO webhook_deliveries (id, event_id, subscription_id, member_id)
+		SELECT gen_random_uuid(), ev.id, subs.id, subs.member_id FROM ev JOIN subs ON subs.member_id = ev.member_id
+		RETURNING id::text`, ev.ID, ev.Type, payload, ev.OccurredAt)
+	if err != nil {
+		return nil, fmt.Errorf("publish %s: %w", ev.Type, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("publish %s: %w", ev.Type, err)
+	}
+	return ids, nil
 }
 
 const subscriptionColumns = `id, member_id, url, events, delivery_format, description, secret, created_at,

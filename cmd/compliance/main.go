@@ -48,6 +48,7 @@ commands:
   keys       create, list or revoke API keys (compliance keys -h)
   audit      verify the audit trail's hash chain (compliance audit verify)
   sanctions  ingest, sync or list the sanctions lists; rebuild their graph (compliance sanctions -h)
+  clusters   import cluster records; rebuild their graph mirror (compliance clusters -h)
   routes     print the route table: access, scope and limit of every route
 `
 
@@ -76,6 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return auditCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "sanctions":
 		return sanctionsCommand(ctx, cfg, log, args[1:], stdout, stderr)
+	case "clusters":
+		return clustersCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "routes":
 		rest.PrintRoutes(stdout)
 		return nil

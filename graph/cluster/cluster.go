@@ -5,6 +5,7 @@ package cluster
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -50,8 +51,32 @@ type Record struct {
 	Severity   Severity  //
 	Country    string    // ISO 3166-1 alpha-2, "" when unknown
 	Group      string    // teardown-group slug, "" for none
+	GroupID    string    // the teardown group's uuid, "" for none
 	AddedAt    time.Time // UTC
 	Source     string    // where the record comes from (a public note; never a submitter)
+
+	// SanctionsSource is the id of the sanctions list the record was
+	// sourced from ("us_sdn", ...), "" when it was not: its sanctions
+	// network is then not_screened.
+	SanctionsSource string
+	// Protected records fall under the protected-entity policy: their
+	// sanctions links are withheld.
+	Protected bool
+	UpdatedAt time.Time // UTC; the last change of any field
+}
+
+// Keys returns the record's distinct normalized names: its entity name's
+// first, then its aliases', skipping those shorter than MinCheckChars.
+func (r Record) Keys() []string {
+	var keys []string
+	for _, n := range append([]string{r.EntityName}, r.Aliases...) {
+		k := Normalize(n)
+		if len(k) < MinCheckChars || slices.Contains(keys, k) {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // Normalize is the spec's check normalization: every character that is not

@@ -1,6 +1,16 @@
-// 0003_clusters: PLACEHOLDER on branch ubo only. Number 0003 belongs to the
-// clusters branch; this file keeps the numbering gap-free here so that
-// 0004_ownership applies. When merging, take the clusters branch's file.
+// 0003_clusters: the cluster registry's mirror (Postgres is its source of
+// truth). Entities and teardown groups are keyed by their Postgres uuids;
+// a plain index beside each uniqueness constraint lets NornicDB anchor
+// `MATCH (e:ClusterEntity {id: $id})` (DESIGN.md section 4).
 
-CREATE INDEX cluster_id IF NOT EXISTS
-FOR (c:Cluster) ON (c.id);
+CREATE CONSTRAINT cluster_entity_id_unique IF NOT EXISTS
+FOR (e:ClusterEntity) REQUIRE e.id IS UNIQUE;
+
+CREATE INDEX cluster_entity_id IF NOT EXISTS
+FOR (e:ClusterEntity) ON (e.id);
+
+CREATE CONSTRAINT cluster_group_id_unique IF NOT EXISTS
+FOR (g:ClusterGroup) REQUIRE g.id IS UNIQUE;
+
+CREATE INDEX cluster_group_id IF NOT EXISTS
+FOR (g:ClusterGroup) ON (g.id);

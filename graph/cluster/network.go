@@ -1,0 +1,409 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tradecompliance/compliance/graph"
+)
+
+// Caveats of every cluster answer, besides the service-wide ones.
+const (
+	CaveatRegistryOnly = "The cluster check queries the fraud-cluster registry only: it is a pre-screen, not a regulatory KYC and not a sanctions screen."
+	CaveatNoInferred   = "Edges come only from curated teardown-group membership and deterministic shared-alias links; inferred links (shared address, shared identifier) are never published."
+	CaveatDegraded     = "Degraded: the sanctions-network lookup did not complete or the local sanctions snapshot is empty, so absence is not evidence of absence and this must not be recorded as a clean screen."
+	// LeadNote is attached to every suspected match.
+	LeadNote = "suspected: a publicly reported lead, not a confirmed fraud"
+)
+
+// Caveats returns the caveats every cluster response carries.
+func Caveats() []string {
+	return []string{graph.CaveatSuspected, CaveatRegistryOnly, graph.CaveatDecision}
+}
+
+// GroupRef names a teardown group.
+type GroupRef struct {
+	ID   string
+	Slug string
+}
+
+// AliasLink is a SHARES_ALIAS edge as seen from one entity: Other is the
+// entity at the other end, Key the shared normalized name and Name that
+// name as the From entity writes it.
+type AliasLink struct {
+	From, To string
+	Other    Record
+	Key      string
+	Name     string
+}
+
+// GraphStore reads the registry's mirror in the graph (graphdb implements
+// it). Records it returns carry no aliases.
+type GraphStore interface {
+	ClusterEntity(ctx context.Context, id string) (Record, bool, error)
+	EntityGroups(ctx context.Context, id string) ([]GroupRef, error)
+	GroupMembers(ctx context.Context, groupID string) ([]Record, error)
+	AliasNeighbours(ctx context.Context, id string) ([]AliasLink, error)
+}
+
+// SlugResolver resolves a slug in the source of truth: the record with that
+// entity slug, or the records of the group with that slug.
+type SlugResolver interface {
+	RecordsBySlug(ctx context.Context, slug string) (recs []Record, groupID string, isGroup bool, err error)
+}
+
+// SanctionsMember is a sanctions entry linked to a listed cluster entity,
+// quoted verbatim from its list's remarks.
+type SanctionsMember struct {
+	EntityID string `json:"entity_id"` // the source entry, "<list>:<source_id>"
+	List     string `json:"list"`
+	SourceID string `json:"source_id"`
+	Name     string `json:"name"`
+	Quoted   string `json:"quoted"`
+	// ListedEntryID is the entry of the cluster entity itself that states
+	// (or is named in) the link; ClusterEntity is that entity's slug.
+	ListedEntryID string `json:"listed_entry_id"`
+	ClusterEntity string `json:"cluster_entity"`
+}
+
+// SanctionsGraph answers whether a name is itself listed (exact normalized
+// name, never substring) and what its entry is linked to (graphdb).
+type SanctionsGraph interface {
+	ListedByName(ctx context.Context, name string) ([]string, error)
+	LinkedMembers(ctx context.Context, entryID string) ([]SanctionsMember, error)
+}
+
+// SnapshotState says whether the local sanctions snapshot is populated and,
+// once older than 48 hours, its age in hours.
+type SnapshotState struct {
+	Populated  bool
+	StaleHours *int
+}
+
+// Coverage states of a sanctions network.
+const (
+	CoverageAvailable   = "available"
+	CoverageNoLinks     = "no_links_recorded"
+	CoverageNotScreened = "not_screened"
+	CoverageWithheld    = "withheld"
+	CoverageUnavailable = "unavailable"
+)
+
+// SanctionsNetwork is the sanctions block of a cluster graph.
+type SanctionsNetwork struct {
+	Members    []SanctionsMember `json:"members"`
+	Coverage   string            `json:"coverage"`
+	Degraded   bool              `json:"degraded"`
+	StaleHours *int              `json:"stale_hours"`
+	// Screened is the number of network entities sourced from a sanctions
+	// list (only those are looked up); Withheld those whose links are
+	// withheld under the protected-entity policy.
+	Screened int    `json:"screened_entities"`
+	Withheld int    `json:"withheld_entities"`
+	Note     string `json:"note"`
+}
+
+// Node kinds and edge kinds of a cluster graph.
+const (
+	NodeEntity = "entity"
+	NodeGroup  = "group"
+
+	EdgeHub            = "hub"             // entity MEMBER_OF group
+	EdgeCrossReference = "cross_reference" // entities sharing a normalized name or alias
+)
+
+// Node is a node of a cluster graph.
+type Node struct {
+	ID       string   `json:"id"`
+	Kind     string   `json:"kind"`
+	Slug     string   `json:"slug"`
+	Label    string   `json:"label"`
+	Severity Severity `json:"severity,omitempty"`
+	Country  string   `json:"country,omitempty"`
+}
+
+// Edge is an edge of a cluster graph.
+type Edge struct {
+	Kind     string `json:"kind"`
+	Relation string `json:"relation"` // member_of or shares_alias
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Via      string `json:"via,omitempty"` // the shared name, for cross-reference edges
+}
+
+// Network is a cluster graph: the connected network around a group or an
+// entity slug.
+type Network struct {
+	Slug             string           `json:"slug"`
+	Kind             string           `json:"kind"` // group or entity
+	Nodes            []Node           `json:"nodes"`
+	Edges            []Edge           `json:"edges"`
+	Caption          string           `json:"caption"`
+	SanctionsNetwork SanctionsNetwork `json:"sanctions_network"`
+	Truncated        bool             `json:"truncated"`
+	Caveats          []string         `json:"caveats"`
+}
+
+// DefaultMaxNodes bounds a network's entities.
+const DefaultMaxNodes = 500
+
+// Networks builds cluster graphs.
+type Networks struct {
+	Slugs     SlugResolver
+	Graph     GraphStore
+	Sanctions SanctionsGraph
+	Snapshot  func() SnapshotState
+	MaxNodes  int // DefaultMaxNodes when 0
+}
+
+// Network returns the network of slug: the records it names and every
+// entity and group reachable from them over MEMBER_OF and SHARES_ALIAS
+// edges. It fails with invalid naming slug for a malformed slug, not_found
+// when the slug names nothing or a single record with no group and no
+// alias link, and unavailable when the registry or its graph cannot be
+// read. A failed sanctions lookup does not fail it: the sanctions network
+// is then unavailable and degraded.
+func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
+	if !ValidSlug(slug) {
+		return Network{}, graph.Invalid("slug", "slug must be lower-case letters and digits separated by hyphens")
+	}
+	start, groupID, isGroup, err := n.Slugs.RecordsBySlug(ctx, slug)
+	if err != nil {
+		return Network{}, graph.Unavailable("cluster registry", err)
+	}
+	notFound := graph.Errorf(graph.CodeNotFound, "no linked cluster network for slug %q", slug)
+	if len(start) == 0 {
+		return Network{}, notFound
+	}
+	max := n.MaxNodes
+	if max <= 0 {
+		max = DefaultMaxNodes
+	}
+	out := Network{Slug: slug, Kind: NodeEntity, Nodes: []Node{}, Edges: []Edge{}}
+	ents := map[string]Record{}
+	groups := map[string]string{}
+	edges := map[Edge]bool{}
+	var entQueue, groupQueue []string
+	addEnt := func(r Record) {
+		if _, ok := ents[r.ID]; ok {
+			return
+		}
+		if len(ents) >= max {
+			out.Truncated = true
+			return
+		}
+		ents[r.ID] = r
+		entQueue = append(entQueue, r.ID)
+	}
+	addGroup := func(g GroupRef) {
+		if _, ok := groups[g.ID]; ok {
+			return
+		}
+		groups[g.ID] = g.Slug
+		groupQueue = append(groupQueue, g.ID)
+	}
+	if isGroup {
+		out.Kind = NodeGroup
+		addGroup(GroupRef{ID: groupID, Slug: slug})
+	} else {
+		addEnt(start[0])
+	}
+	for len(entQueue) > 0 || len(groupQueue) > 0 {
+		if len(groupQueue) > 0 {
+			gid := groupQueue[0]
+			groupQueue = groupQueue[1:]
+			ms, err := n.Graph.GroupMembers(ctx, gid)
+			if err != nil {
+				return Network{}, err
+			}
+			for _, m := range ms {
+				addEnt(m)
+				if _, ok := ents[m.ID]; ok {
+					edges[Edge{Kind: EdgeHub, Relation: "member_of", From: m.ID, To: gid}] = true
+				}
+			}
+			continue
+		}
+		id := entQueue[0]
+		entQueue = entQueue[1:]
+		gs, err := n.Graph.EntityGroups(ctx, id)
+		if err != nil {
+			return Network{}, err
+		}
+		for _, g := range gs {
+			addGroup(g)
+			edges[Edge{Kind: EdgeHub, Relation: "member_of", From: id, To: g.ID}] = true
+		}
+		links, err := n.Graph.AliasNeighbours(ctx, id)
+		if err != nil {
+			return Network{}, err
+		}
+		for _, l := range links {
+			addEnt(l.Other)
+			if _, ok := ents[l.Other.ID]; ok {
+				edges[Edge{Kind: EdgeCrossReference, Relation: "shares_alias", From: l.From, To: l.To, Via: l.Name}] = true
+			}
+		}
+	}
+	if len(groups) == 0 && len(edges) == 0 {
+		return Network{}, notFound
+	}
+	// Postgres is the source of truth for the records named by the slug.
+	for _, r := range start {
+		if _, ok := ents[r.ID]; ok {
+			ents[r.ID] = r
+		}
+	}
+	for gid, gslug := range groups {
+		out.Nodes = append(out.Nodes, Node{ID: gid, Kind: NodeGroup, Slug: gslug, Label: gslug})
+	}
+	var recs []Record
+	for _, r := range ents {
+		recs = append(recs, r)
+		out.Nodes = append(out.Nodes, Node{ID: r.ID, Kind: NodeEntity, Slug: r.Slug, Label: r.EntityName, Severity: r.Severity, Country: r.Country})
+	}
+	slices.SortFunc(out.Nodes, func(a, b Node) int {
+		if a.Kind != b.Kind {
+			return strings.Compare(b.Kind, a.Kind) // groups first
+		}
+		return strings.Compare(a.Slug, b.Slug)
+	})
+	slices.SortFunc(recs, func(a, b Record) int { return strings.Compare(a.Slug, b.Slug) })
+	slug2 := map[string]string{}
+	for _, nd := range out.Nodes {
+		slug2[nd.ID] = nd.Slug
+	}
+	for e := range edges {
+		out.Edges = append(out.Edges, e)
+	}
+	slices.SortFunc(out.Edges, func(a, b Edge) int {
+		if a.Kind != b.Kind {
+			return strings.Compare(b.Kind, a.Kind) // hub edges first
+		}
+		if c := strings.Compare(slug2[a.From], slug2[b.From]); c != 0 {
+			return c
+		}
+		return strings.Compare(slug2[a.To], slug2[b.To])
+	})
+	out.SanctionsNetwork = n.sanctionsNetwork(ctx, recs)
+	out.Caption = caption(out, len(groups), len(recs))
+	out.Caveats = append(Caveats(), CaveatNoInferred)
+	if out.SanctionsNetwork.Degraded {
+		out.Caveats = append([]string{CaveatDegraded}, out.Caveats...)
+	}
+	return out, nil
+}
+
+func caption(n Network, groups, entities int) string {
+	hub, cross := 0, 0
+	for _, e := range n.Edges {
+		if e.Kind == EdgeHub {
+			hub++
+		} else {
+			cross++
+		}
+	}
+	var sev []string
+	for _, s := range Severities {
+		c := 0
+		for _, nd := range n.Nodes {
+			if nd.Severity == s {
+				c++
+			}
+		}
+		if c > 0 {
+			sev = append(sev, fmt.Sprintf("%d %s", c, s))
+		}
+	}
+	what := "Entity " + n.Slug
+	if n.Kind == NodeGroup {
+		what = "Teardown group " + n.Slug
+	}
+	s := fmt.Sprintf("%s: %d %s in %d %s (%s); %d hub %s (group membership), %d cross-reference %s (shared alias). Sanctions network: %s.",
+		what, entities, plural(entities, "entity", "entities"), groups, plural(groups, "group", "groups"), strings.Join(sev, ", "),
+		hub, plural(hub, "edge", "edges"), cross, plural(cross, "edge", "edges"), n.SanctionsNetwork.Coverage)
+	if n.Truncated {
+		s += fmt.Sprintf(" Truncated at %d entities.", entities)
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// sanctionsNetwork looks up, for each entity sourced from a sanctions list,
+// whether it is itself listed (exact normalized name) and what its entries
+// are linked to.
+func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) SanctionsNetwork {
+	sn := SanctionsNetwork{Members: []SanctionsMember{}}
+	var screened []Record
+	for _, r := range recs {
+		if r.SanctionsSource != "" {
+			screened = append(screened, r)
+		}
+	}
+	sn.Screened = len(screened)
+	if len(screened) == 0 {
+		sn.Coverage = CoverageNotScreened
+		sn.Note = "No entity of this network was sourced from a sanctions list; this is not a determination that any entity is unlisted."
+		return sn
+	}
+	var snap SnapshotState
+	if n.Snapshot != nil {
+		snap = n.Snapshot()
+	}
+	sn.StaleHours = snap.StaleHours
+	unavailable := func(why string) SanctionsNetwork {
+		return SanctionsNetwork{Members: []SanctionsMember{}, Coverage: CoverageUnavailable, Degraded: true,
+			StaleHours: snap.StaleHours, Screened: len(screened), Note: why}
+	}
+	if !snap.Populated || n.Sanctions == nil {
+		return unavailable("The local sanctions snapshot is empty: no list has been loaded.")
+	}
+	for _, r := range screened {
+		ids, err := n.Sanctions.ListedByName(ctx, r.EntityName)
+		if err != nil {
+			return unavailable("The sanctions-network lookup did not complete.")
+		}
+		var found []SanctionsMember
+		for _, id := range ids {
+			ms, err := n.Sanctions.LinkedMembers(ctx, id)
+			if err != nil {
+				return unavailable("The sanctions-network lookup did not complete.")
+			}
+			for _, m := range ms {
+				m.ListedEntryID, m.ClusterEntity = id, r.Slug
+				found = append(found, m)
+			}
+		}
+		if len(found) == 0 {
+			continue
+		}
+		if r.Protected {
+			sn.Withheld++
+			continue
+		}
+		sn.Members = append(sn.Members, found...)
+	}
+	switch {
+	case len(sn.Members) > 0:
+		sn.Coverage = CoverageAvailable
+		sn.Note = "Linked-to entries quoted verbatim from the lists' remarks, for entities themselves listed (exact normalized name)."
+		if sn.Withheld > 0 {
+			sn.Note += fmt.Sprintf(" Links of %d protected %s are withheld.", sn.Withheld, plural(sn.Withheld, "entity", "entities"))
+		}
+	case sn.Withheld > 0:
+		sn.Coverage = CoverageWithheld
+		sn.Note = "Sanctions links exist but are withheld under the protected-entity policy."
+	default:
+		sn.Coverage = CoverageNoLinks
+		sn.Note = "Screened against a populated sanctions snapshot: no links recorded."
+	}
+	return sn
+}

@@ -1,0 +1,213 @@
+package relational_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/cluster"
+	"github.com/tradecompliance/compliance/graph/webhooks"
+	"github.com/tradecompliance/compliance/relational"
+	"github.com/tradecompliance/compliance/relational/relationaltest"
+)
+
+func demoRecords() []cluster.Record {
+	return []cluster.Record{
+		{Slug: "demo-alpha", EntityName: "Demo Alpha Petroleum", Aliases: []string{"Demo Alpha", "DAP FZE"}, Severity: cluster.Suspected,
+			Country: "AE", Group: "demo-ring", Source: "DEMO DATA"},
+		{Slug: "demo-beta", EntityName: "Demo Beta Oil", Aliases: []string{"DAP FZE"}, Severity: cluster.Likely, Group: "demo-ring",
+			AddedAt: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)},
+		{Slug: "demo-gamma", EntityName: "Demo Gamma", Severity: cluster.Confirmed, SanctionsSource: "us_sdn", Protected: true},
+	}
+}
+
+// clusterEvents returns the (type, entity name) of the cluster events
+// delivered to subscription sub, in order.
+func clusterEvents(t *testing.T, db *relational.DB, sub string) [][2]string {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(), `SELECT e.type, e.payload::text FROM webhook_deliveries d
+		JOIN webhook_events e ON e.id = d.event_id WHERE d.subscription_id = $1 ORDER BY e.created_at, e.payload::text`, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var typ, payload string
+		if err := rows.Scan(&typ, &payload); err != nil {
+			t.Fatal(err)
+		}
+		var d webhooks.ClusterEntityData
+		if err := json.Unmarshal([]byte(payload), &d); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, [2]string{typ, d.EntityName + ":" + d.PreviousSeverity + ">" + d.Severity})
+	}
+	return out
+}
+
+// An import adds records with their aliases and groups, emits
+// cluster.entity_added to every subscribed member, bumps the version; a
+// re-import of identical data changes nothing and emits nothing; a severity
+// change emits cluster.entity_severity_changed.
+func TestImportRecordsIdempotentWithEvents(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	a, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
+	b, _ := db.EnsureMember(ctx, "member-b", graph.ProductionScopes)
+	c, _ := db.EnsureMember(ctx, "member-c", graph.ProductionScopes)
+	subA := subscribe(t, db, a.ID, "https://a.example/hook", graph.EventClusterEntityAdded, graph.EventClusterEntitySeverityChanged)
+	subB := subscribe(t, db, b.ID, "https://b.example/hook", graph.EventClusterEntitySeverityChanged)
+	subC := subscribe(t, db, c.ID, "https://c.example/hook", graph.EventAPIKeyCreated)
+	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+	v0, err := db.RegistryVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.ImportRecords(ctx, demoRecords(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (cluster.ImportResult{Records: 3, Added: 3, Version: v0 + 1}); res != want {
+		t.Errorf("first import = %+v, want %+v", res, want)
+	}
+	recs, v, err := db.AllRecords(ctx)
+	if err != nil || v != v0+1 || len(recs) != 3 {
+		t.Fatalf("AllRecords = %d records, version %d, %v", len(recs), v, err)
+	}
+	alpha := recs[0]
+	if alpha.Slug != "demo-alpha" || !slices.Equal(alpha.Aliases, []string{"Demo Alpha", "DAP FZE"}) || alpha.Group != "demo-ring" ||
+		alpha.GroupID == "" || !alpha.AddedAt.Equal(now) || alpha.Country != "AE" || alpha.Source != "DEMO DATA" {
+		t.Errorf("demo-alpha stored as %+v", alpha)
+	}
+	if beta := recs[1]; !beta.AddedAt.Equal(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)) || beta.GroupID != alpha.GroupID {
+		t.Errorf("demo-beta stored as %+v", beta)
+	}
+	if g := recs[2]; !g.Protected || g.SanctionsSource != "us_sdn" || g.Group != "" {
+		t.Errorf("demo-gamma stored as %+v", g)
+	}
+	added := [][2]string{
+		{graph.EventClusterEntityAdded, "Demo Alpha Petroleum:>suspected"},
+		{graph.EventClusterEntityAdded, "Demo Beta Oil:>likely"},
+		{graph.EventClusterEntityAdded, "Demo Gamma:>confirmed"},
+	}
+	if got := clusterEvents(t, db, subA.ID); !sameSet(got, added) {
+		t.Errorf("member a's events = %v, want %v", got, added)
+	}
+	if got := clusterEvents(t, db, subB.ID); len(got) != 0 {
+		t.Errorf("member b (severity changes only) got %v", got)
+	}
+
+	res, err = db.ImportRecords(ctx, demoRecords(), now.Add(time.Hour))
+	if want := (cluster.ImportResult{Records: 3, Unchanged: 3, Version: v0 + 1}); err != nil || res != want {
+		t.Errorf("identical re-import = %+v, %v, want %+v", res, err, want)
+	}
+	if got := clusterEvents(t, db, subA.ID); len(got) != 3 {
+		t.Errorf("identical re-import emitted events: %v", got)
+	}
+
+	changed := demoRecords()
+	changed[0].Severity = cluster.Confirmed
+	changed[1].Aliases = []string{"Demo Beta"}
+	res, err = db.ImportRecords(ctx, changed, now.Add(2*time.Hour))
+	if want := (cluster.ImportResult{Records: 3, Updated: 2, Unchanged: 1, SeverityChanged: 1, Version: v0 + 2}); err != nil || res != want {
+		t.Errorf("changed import = %+v, %v, want %+v", res, err, want)
+	}
+	sev := [2]string{graph.EventClusterEntitySeverityChanged, "Demo Alpha Petroleum:suspected>confirmed"}
+	if got := clusterEvents(t, db, subB.ID); !slices.Equal(got, [][2]string{sev}) {
+		t.Errorf("member b's events = %v, want %v", got, sev)
+	}
+	if got := clusterEvents(t, db, subA.ID); len(got) != 4 || got[3] != sev {
+		t.Errorf("member a's events = %v, want the three additions and %v", got, sev)
+	}
+	if got := clusterEvents(t, db, subC.ID); len(got) != 0 {
+		t.Errorf("member c (no cluster events) got %v", got)
+	}
+	recs, _, _ = db.AllRecords(ctx)
+	if !slices.Equal(recs[1].Aliases, []string{"Demo Beta"}) || !recs[0].AddedAt.Equal(now) {
+		t.Errorf("after update: %+v", recs[:2])
+	}
+	if n := count(t, db, `SELECT count(*) FROM river_job WHERE kind = 'webhook_delivery'`); n != 5 {
+		t.Errorf("delivery jobs = %d, want 5 (3 added + 2 severity changes)", n)
+	}
+}
+
+func sameSet(a, b [][2]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// The list filters and the slug lookup.
+func TestListRecordsAndSlugs(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	if _, err := db.ImportRecords(ctx, demoRecords(), now); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		f    cluster.Filter
+		want []string
+	}{
+		{"all newest first", cluster.Filter{}, []string{"demo-alpha", "demo-gamma", "demo-beta"}},
+		{"severity", cluster.Filter{Severity: cluster.Likely}, []string{"demo-beta"}},
+		{"country", cluster.Filter{Country: "AE"}, []string{"demo-alpha"}},
+		{"since excludes older", cluster.Filter{Since: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}, []string{"demo-alpha", "demo-gamma"}},
+		{"since is exclusive", cluster.Filter{Since: now}, nil},
+		{"no match", cluster.Filter{Severity: cluster.Confirmed, Country: "AE"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs, err := db.ListRecords(ctx, tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var slugs []string
+			for _, r := range recs {
+				slugs = append(slugs, r.Slug)
+			}
+			if !slices.Equal(slugs, tt.want) {
+				t.Errorf("ListRecords(%+v) = %v, want %v", tt.f, slugs, tt.want)
+			}
+		})
+	}
+	for _, c := range []struct {
+		slug    string
+		n       int
+		isGroup bool
+	}{{"demo-alpha", 1, false}, {"demo-ring", 2, true}, {"demo-none", 0, false}} {
+		recs, gid, isGroup, err := db.RecordsBySlug(ctx, c.slug)
+		if err != nil || len(recs) != c.n || isGroup != c.isGroup || (c.n > 0 && c.slug != "demo-gamma" && gid == "") {
+			t.Errorf("RecordsBySlug(%q) = %d records, group %q %v, %v", c.slug, len(recs), gid, isGroup, err)
+		}
+	}
+}
+
+// Nothing of an import is written when one record fails.
+func TestImportRecordsAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	recs := demoRecords()
+	recs[2].Country = "XX1" // violates the table's check
+	if _, err := db.ImportRecords(ctx, recs, time.Now()); err == nil {
+		t.Fatal("import with a bad record succeeded")
+	}
+	if n := count(t, db, `SELECT count(*) FROM cluster_records`); n != 0 {
+		t.Errorf("%d records written by a failed import", n)
+	}
+	if v, _ := db.RegistryVersion(ctx); v != 0 {
+		t.Errorf("version %d after a failed import", v)
+	}
+}
