@@ -73,7 +73,7 @@ func conformanceCases(run string) []conformanceCase {
 			query:  qMigrationsApplied,
 			params: map[string]any{"names": []string{}},
 		},
-	}, slices.Concat(sanctionsCases(run), clusterCases(run), ownershipCases(run))...)
+	}, slices.Concat(sanctionsCases(run), clusterCases(run), ownershipCases(run), uboConformanceCases(run))...)
 }
 
 // clusterCases exercise the cluster mirror's statements: group g holds a

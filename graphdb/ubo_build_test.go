@@ -2,6 +2,7 @@ package graphdb
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -187,6 +188,37 @@ func TestUBOBuild(t *testing.T) {
 		}
 	})
 
+	t.Run("batched walk equals Upstream and Downstream", func(t *testing.T) {
+		roots, err := db.EntitiesIn(ctx, []string{id("R"), id("B"), id("S"), id("none")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(roots) != 3 {
+			t.Fatalf("EntitiesIn = %d entities, want 3", len(roots))
+		}
+		for _, tc := range []struct {
+			hops     int
+			upstream bool
+		}{{1, true}, {3, true}, {1, false}, {2, false}} {
+			got, err := ubo.WalkMany(ctx, db, roots, tc.hops, tc.upstream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rid := range roots {
+				want, err := db.Upstream(ctx, rid, tc.hops)
+				if !tc.upstream {
+					want, err = db.Downstream(ctx, rid, tc.hops)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got[rid], want) {
+					t.Errorf("WalkMany(%s, %d, up=%v) = %+v, want %+v", rid, tc.hops, tc.upstream, got[rid], want)
+				}
+			}
+		}
+	})
+
 	t.Run("root not in the ownership data", func(t *testing.T) {
 		res, err := b.Build(ctx, ubo.Request{RootEntityName: run + " No Such Company", MaxHops: 3})
 		if err != nil {
@@ -207,4 +239,42 @@ func TestUBOBuild(t *testing.T) {
 			t.Errorf("root found as %s in GB; it is registered in VG", res.RootEntityID)
 		}
 	})
+}
+
+// uboConformanceCases exercise the batched reads on the entities
+// ownershipCases(run) wrote (they run after it).
+func uboConformanceCases(run string) []conformanceCase {
+	id := func(s string) string { return run + "_o_" + s }
+	rootRow := row{"id": id("R"), "kind": "company", "name": "Root Co", "jurisdiction": "GB",
+		"identifiers": `[{"scheme":"GB-COH","id":"1"}]`, "address": "1 Main St", "founded_on": "2001-02-03",
+		"nominee": false, "source": "t"}
+	plain := func(s, kind, name string) row {
+		return row{"id": id(s), "kind": kind, "name": name, "jurisdiction": "GB", "identifiers": nil, "address": nil,
+			"founded_on": nil, "nominee": false, "source": "t"}
+	}
+	with := func(base row, near, rel, k string, p, lo, hi, role any) row {
+		out := row{"near": near, "rel": rel, "key": k, "pct": p, "pct_min": lo, "pct_max": hi, "role": role, "as_of": "2024-01-01", "edge_source": "t"}
+		for c, v := range base {
+			out[c] = v
+		}
+		return out
+	}
+	pat, trust := plain("P", "person", "Pat Doe"), plain("T", "trust", "Doe Trust")
+	return []conformanceCase{
+		{name: "ubo entities in", query: qUBOEntitiesIn, params: map[string]any{"ids": []string{id("R"), id("P"), id("missing")}},
+			anyOrder: true, want: []row{rootRow, pat}},
+		{name: "ubo entities in none", query: qUBOEntitiesIn, params: map[string]any{"ids": []string{id("missing")}}},
+		{name: "ubo owners of", query: qUBOOwnersOf, params: map[string]any{"ids": []string{id("R"), id("P"), id("T")}}, anyOrder: true,
+			want: []row{
+				with(pat, id("R"), "OWNS", "k1", 60.5, nil, nil, nil),
+				with(trust, id("R"), "OWNS", "k2", nil, 25.5, 50.5, nil),
+				with(pat, id("R"), "CONTROLS", "k3", nil, nil, nil, "board_appointment"),
+			}},
+		{name: "ubo owned by", query: qUBOOwnedBy, params: map[string]any{"ids": []string{id("P"), id("T"), id("R")}}, anyOrder: true,
+			want: []row{
+				with(rootRow, id("P"), "OWNS", "k1", 60.5, nil, nil, nil),
+				with(rootRow, id("P"), "CONTROLS", "k3", nil, nil, nil, "board_appointment"),
+				with(rootRow, id("T"), "OWNS", "k2", nil, 25.5, 50.5, nil),
+			}},
+	}
 }

@@ -14,8 +14,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
+	"github.com/tradecompliance/compliance/graph/ubo"
 	"github.com/tradecompliance/compliance/graphdb"
 	"github.com/tradecompliance/compliance/relational"
 	"github.com/tradecompliance/compliance/resolvers"
@@ -118,7 +120,14 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log)
+	// UBO screening: builds run on the job queue ("ubo") beside webhook
+	// deliveries, screening against the sanctions screener and the cluster
+	// registry.
+	clusterReg := &cluster.Registry{Source: pg}
+	go clusterReg.Watch(ctx, 30*time.Second, log)
+	uboBuilder := &ubo.Builder{Ownership: neo, Screener: screener, Checker: clusterReg}
+	uboSvc := &ubo.Service{Store: pg}
+	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log, pg.UBOJobs(uboBuilder, nil, log))
 	if err != nil {
 		return err
 	}
@@ -155,6 +164,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		Matrix:       matrix,
 		Screener:     screener,
 		Webhooks:     hooks,
+		UBO:          uboSvc,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),
 		Logger:       log,

@@ -17,7 +17,7 @@ import (
 // the delivery workers on the job queue. stop waits for the attempts in
 // flight (up to SHUTDOWN_TIMEOUT) and is called after the HTTP server has
 // drained.
-func startWebhooks(ctx context.Context, cfg Config, pg *relational.DB, reg prometheus.Registerer, log *slog.Logger) (*webhooks.Service, func(), error) {
+func startWebhooks(ctx context.Context, cfg Config, pg *relational.DB, reg prometheus.Registerer, log *slog.Logger, jobs ...relational.JobSet) (*webhooks.Service, func(), error) {
 	policy := webhooks.Policy{AllowPrivate: cfg.WebhookAllowPrivate}
 	if policy.AllowPrivate {
 		log.Warn("WEBHOOK_ALLOW_PRIVATE_TARGETS is set: webhooks may target http and private addresses; development and tests only")
@@ -32,6 +32,7 @@ func startWebhooks(ctx context.Context, cfg Config, pg *relational.DB, reg prome
 		StopTimeout: cfg.ShutdownTimeout,
 		Logger:      log,
 		Metrics:     relational.NewWebhookMetrics(reg, pg),
+		Jobs:        jobs,
 	})
 	if err != nil {
 		return nil, nil, err
