@@ -9,6 +9,7 @@ import (
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
+	"github.com/tradecompliance/compliance/graph/ubo"
 	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
@@ -22,4 +23,8 @@ type Resolver struct {
 	Matrix   *regulatory.Matrix
 	Screener *sanctions.Screener
 	Webhooks *webhooks.Service
+	// UBO answers uboScreen and uboGraph; Ownership the analyst fields of
+	// OwnershipEntity.
+	UBO       *ubo.Service
+	Ownership ubo.OwnershipGraph
 }
