@@ -76,6 +76,12 @@ MERGE (a)-[o:CONTROLS {key: r.key}]->(b)
 SET o.role = r.role, o.pct_min = r.pct_min, o.pct_max = r.pct_max, o.as_of = r.as_of, o.source = r.source
 RETURN count(o) AS n`)
 
+	qOwnershipUpsertStubs = register("ownership_upsert_stubs", `
+UNWIND $rows AS r
+MERGE (e:Entity {id: r.id})
+ON CREATE SET e.kind = r.kind, e.name = r.name, e.name_key = r.name_key, e.source = r.source, e.stub = true
+RETURN count(e) AS n`)
+
 	qOwnershipEntity = register("ownership_entity", `
 MATCH (e:Entity {id: $id})
 RETURN `+nodeColumns)
@@ -104,7 +110,8 @@ type ImportStats struct {
 // ownershipBatch is the number of rows per UNWIND statement.
 const ownershipBatch = 2000
 
-// UpsertOwnership writes b: nodes by id, then edges by key, so that writing
+// UpsertOwnership writes b: nodes by id, stubs by id when absent, then
+// edges by key, so that writing
 // the same batch again changes nothing. It validates the whole batch
 // first, including that every edge's ends are in b or already stored, and
 // returns an invalid error naming the field before writing anything. A
@@ -115,8 +122,11 @@ func (db *DB) UpsertOwnership(ctx context.Context, b ownership.Batch) (ImportSta
 	if err := b.Validate(); err != nil {
 		return st, err
 	}
-	inBatch := make(map[string]bool, len(b.Nodes))
+	inBatch := make(map[string]bool, len(b.Nodes)+len(b.Stubs))
 	for _, n := range b.Nodes {
+		inBatch[n.ID] = true
+	}
+	for _, n := range b.Stubs {
 		inBatch[n.ID] = true
 	}
 	var missing []string
@@ -148,6 +158,14 @@ func (db *DB) UpsertOwnership(ctx context.Context, b ownership.Batch) (ImportSta
 		if err != nil {
 			return st, err
 		}
+	}
+	stubs := make([]map[string]any, 0, len(b.Stubs))
+	for _, n := range b.Stubs {
+		stubs = append(stubs, map[string]any{"id": n.ID, "kind": string(n.Kind), "name": n.Name,
+			"name_key": sanctions.NormalizeKey(n.Name), "source": nullable(n.Source)})
+	}
+	if _, err := db.writeRows(ctx, qOwnershipUpsertStubs, stubs); err != nil {
+		return st, err
 	}
 	var owns, controls []map[string]any
 	for _, e := range b.Edges {

@@ -93,8 +93,9 @@ type Result struct {
 	// Controllers are every person that controls the root.
 	Controllers []Controller `json:"controllers"`
 	// Unidentified are the non-person owners at the top of ownership chains
-	// (no owner of their own within reach): the share that ends in a
-	// company, trust or vessel whose owners are not known.
+	// (no owner of their own in the data, and not cut off by the hop
+	// limit): the share that ends in a company, trust or vessel whose
+	// owners are not known.
 	Unidentified []Owner `json:"unidentified"`
 	// Truncated is true when owners beyond MaxHops exist (Subgraph.Truncated);
 	// PathsTruncated when MaxPaths stopped the enumeration.
@@ -105,11 +106,12 @@ type Result struct {
 
 // Caveats that results carry.
 const (
-	CaveatUnknownShare = "Some ownership edges state no percentage; they are counted as an unknown band of 0-100%, so the affected figures are ranges and a person may be a 'possible' beneficial owner."
-	CaveatTruncated    = "Owners exist beyond the hop limit and were not walked; effective ownership may be understated."
-	CaveatPaths        = "The number of ownership paths exceeded the enumeration limit; figures count only the paths enumerated."
-	CaveatCycles       = "Ownership cycles were found; each path is counted once as a simple path, so circular holdings are not compounded."
-	CaveatPartial      = "Beneficial-ownership coverage is partial: only imported registers and filings are known, and no functioning US domestic beneficial-ownership registry exists after March 2025."
+	CaveatUnknownShare  = "Some ownership edges state no percentage; they are counted as an unknown band of 0-100%, so the affected figures are ranges and a person may be a 'possible' beneficial owner."
+	CaveatTruncated     = "Owners exist beyond the hop limit and were not walked; effective ownership may be understated."
+	CaveatPaths         = "The number of ownership paths exceeded the enumeration limit; figures count only the paths enumerated."
+	CaveatCycles        = "Ownership cycles were found; each path is counted once as a simple path, so circular holdings are not compounded."
+	CaveatOverallocated = "The stated owners of some entities hold more than 100% in sum (inconsistent or duplicated filings); path sums may overstate ownership."
+	CaveatPartial       = "Beneficial-ownership coverage is partial: only imported registers and filings are known, and no functioning US domestic beneficial-ownership registry exists after March 2025."
 )
 
 // eps absorbs float error in threshold comparisons (percent units).
@@ -140,6 +142,23 @@ func index(sub Subgraph) graphIndex {
 		})
 	}
 	return g
+}
+
+// overallocated reports whether the minimum OWNS shares into any node sum
+// to more than 100 %.
+func (g graphIndex) overallocated() bool {
+	for _, es := range g.owners {
+		sum := 0.0
+		for _, e := range es {
+			if e.Relation == Owns {
+				sum += e.Share().Min
+			}
+		}
+		if sum > 100+1e-6 {
+			return true
+		}
+	}
+	return false
 }
 
 func (g graphIndex) node(id string) Node {
@@ -277,6 +296,10 @@ func Compute(sub Subgraph, root string, opts Options) Result {
 		}
 		o.Paths = append(o.Paths, p)
 	}
+	frontier := map[string]bool{}
+	for _, id := range sub.Frontier {
+		frontier[id] = true
+	}
 	unknown := false
 	truncated, cycle := g.walk(root, sub.MaxHops, opts.MaxPaths, func(hops []Edge) bool {
 		from := hops[0].From
@@ -301,7 +324,7 @@ func Compute(sub Subgraph, root string, opts Options) Result {
 				}
 				c.Paths = append(c.Paths, pathOf(hops))
 			}
-		} else if own && len(g.owners[from]) == 0 {
+		} else if own && len(g.owners[from]) == 0 && !frontier[from] {
 			p := pathOf(hops)
 			unknown = unknown || p.Share.Unknown
 			add(unident, from, p)
@@ -347,6 +370,9 @@ func Compute(sub Subgraph, root string, opts Options) Result {
 	}
 	if cycle {
 		res.Caveats = append(res.Caveats, CaveatCycles)
+	}
+	if g.overallocated() {
+		res.Caveats = append(res.Caveats, CaveatOverallocated)
 	}
 	res.Caveats = append(res.Caveats, CaveatPartial)
 	return res

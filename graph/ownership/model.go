@@ -243,9 +243,13 @@ func (e Edge) Validate() error {
 }
 
 // Batch is what one import writes: nodes first, then edges between nodes of
-// the batch or already stored.
+// the batch or already stored. Stubs are parties an edge refers to but the
+// source does not describe (a BODS statement naming a statement absent from
+// the file): they are created when absent and otherwise left as stored, so
+// a stub never overwrites a described node.
 type Batch struct {
 	Nodes []Node `json:"nodes"`
+	Stubs []Node `json:"stubs,omitempty"`
 	Edges []Edge `json:"edges"`
 }
 
@@ -261,6 +265,11 @@ func (b Batch) Validate() error {
 			return graph.Invalid("kind", "node %q is given as %s and as %s", n.ID, prev.Kind, n.Kind)
 		}
 		seen[n.ID] = n
+	}
+	for _, n := range b.Stubs {
+		if err := n.Validate(); err != nil {
+			return err
+		}
 	}
 	for _, e := range b.Edges {
 		if err := e.Validate(); err != nil {
@@ -311,4 +320,62 @@ func (s Subgraph) Node(id string) (Node, bool) {
 		}
 	}
 	return Node{}, false
+}
+
+// UpstreamOf returns the upstream subgraph of root within b, walked like
+// the database walks it (graphdb DB.Upstream): frontier by frontier up to
+// maxHops, with Frontier and Truncated set the same way. It serves tests
+// and in-memory checks of a batch before it is stored; a root absent from
+// b gives a subgraph holding only a stub root.
+func UpstreamOf(b Batch, root string, maxHops int) Subgraph {
+	nodes := map[string]Node{}
+	for _, n := range b.Stubs {
+		nodes[n.ID] = n
+	}
+	for _, n := range b.Nodes {
+		nodes[n.ID] = n
+	}
+	into := map[string][]Edge{}
+	for _, e := range b.Edges {
+		into[e.To] = append(into[e.To], e)
+	}
+	rootNode, ok := nodes[root]
+	if !ok {
+		rootNode = Node{ID: root, Kind: Company, Name: root}
+	}
+	sub := Subgraph{Root: root, Direction: "upstream", MaxHops: maxHops, Nodes: []Node{rootNode}, Edges: []Edge{}}
+	seen := map[string]bool{root: true}
+	edgeSeen := map[string]bool{}
+	frontier := []string{root}
+	for level := 0; level <= maxHops && len(frontier) > 0; level++ {
+		if level == maxHops {
+			for _, id := range frontier {
+				if len(into[id]) > 0 {
+					sub.Truncated = true
+					sub.Frontier = append(sub.Frontier, id)
+				}
+			}
+			break
+		}
+		var next []string
+		for _, id := range frontier {
+			for _, e := range into[id] {
+				if !edgeSeen[e.Key] {
+					edgeSeen[e.Key] = true
+					sub.Edges = append(sub.Edges, e)
+				}
+				if !seen[e.From] {
+					seen[e.From] = true
+					n, ok := nodes[e.From]
+					if !ok {
+						n = Node{ID: e.From, Kind: Company, Name: e.From}
+					}
+					sub.Nodes = append(sub.Nodes, n)
+					next = append(next, e.From)
+				}
+			}
+		}
+		frontier = next
+	}
+	return sub
 }
