@@ -127,9 +127,11 @@ func checkHops(maxHops *int, def int) (int, error) {
 	return *maxHops, nil
 }
 
-// hopsCost is the complexity of a field walking maxHops levels: each level
-// costs 10 times its selection, so nesting deep traversals is refused by
-// the complexity limit. An out-of-range maxHops costs 1 here and is
+// hopsCost is the complexity of a field walking maxHops levels: its
+// selection counted twice per level, so nested deep traversals multiply and
+// are refused by the complexity limit (two nested 6-hop walks of one field
+// each cost about 500; three cost about 5600 against the default limit of
+// 1000). An out-of-range maxHops costs 1 here and is
 // refused by the resolver with a message naming maxHops.
 func hopsCost(child int, maxHops *int, def int) int {
 	h := def
@@ -139,7 +141,7 @@ func hopsCost(child int, maxHops *int, def int) int {
 	if h < 1 || h > ownership.MaxMaxHops {
 		return 1
 	}
-	return 1 + h*10*max(child, 1)
+	return 1 + 2*h*max(child, 1)
 }
 
 // uboComplexity sets the cost of the ownership fields.
@@ -147,8 +149,8 @@ func uboComplexity(c *generated.ComplexityRoot) {
 	c.OwnershipEntity.Owners = func(child int, maxHops *int) int { return hopsCost(child, maxHops, 1) }
 	c.OwnershipEntity.Subsidiaries = func(child int, maxHops *int) int { return hopsCost(child, maxHops, 1) }
 	c.OwnershipEntity.SanctionsExposure = func(child int, maxHops *int) int { return hopsCost(child, maxHops, 3) }
-	c.OwnershipEntity.BeneficialOwners = func(child int, _ *float64) int { return 1 + bhoHops*10 + child }
-	c.OwnershipEntity.Controllers = func(child int) int { return 1 + bhoHops*10 + child }
+	c.OwnershipEntity.BeneficialOwners = func(child int, _ *float64) int { return 1 + bhoHops*max(child, 1) }
+	c.OwnershipEntity.Controllers = func(child int) int { return 1 + bhoHops*max(child, 1) }
 	c.Query.Entities = func(child int, _ string, limit *int) int {
 		n := 20
 		if limit != nil && *limit > 0 {
