@@ -24,7 +24,7 @@ RETURN `+nodeColumns)
 
 	qUBOOwnersOf = register("ubo_owners_of", `
 UNWIND $ids AS anchor
-MATCH (o:Entity)-[r:OWNS|CONTROLS]->(e:Entity {id: anchor})
+MATCH (e:Entity {id: anchor})<-[r:OWNS|CONTROLS]-(o:Entity)
 RETURN anchor AS near, `+hopColumns)
 
 	qUBOOwnedBy = register("ubo_owned_by", `

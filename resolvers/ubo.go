@@ -19,8 +19,10 @@ import (
 // the OwnershipEntity fields walk the ownership graph through per-request
 // dataloaders, so each level of a nested query is one batched read.
 
-// loaderWait is how long a loader collects keys before fetching.
-const loaderWait = 2 * time.Millisecond
+// loaderWait is how long a loader collects keys before fetching: gqlgen
+// starts the fields of a list's items on their own goroutines at once, so
+// a few milliseconds gather a whole level.
+const loaderWait = 5 * time.Millisecond
 
 // bhoHops is how far beneficialOwners and controllers walk upwards.
 const bhoHops = ownership.MaxMaxHops

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
 	"github.com/tradecompliance/compliance/graph/ownership/importer"
 	"github.com/tradecompliance/compliance/graphdb"
 	"github.com/tradecompliance/compliance/graphdb/graphdbtest"
@@ -49,6 +51,26 @@ func importOwnership(t *testing.T, files ...string) {
 		if _, err := db.UpsertOwnership(ctx, b); err != nil {
 			t.Fatalf("import %s: %v", f, err)
 		}
+	}
+}
+
+// deleteEntities deletes the ownership entities whose ids start with run.
+func deleteEntities(t *testing.T, run string) {
+	env := graphdbtest.Lookup(t)
+	ctx := context.Background()
+	auth := neo4j.NoAuth()
+	if env.User != "" {
+		auth = neo4j.BasicAuth(env.User, env.Password, "")
+	}
+	d, err := neo4j.NewDriverWithContext(env.URI, auth)
+	if err != nil {
+		t.Errorf("cleanup: %v", err)
+		return
+	}
+	defer d.Close(ctx)
+	if _, err := neo4j.ExecuteQuery(ctx, d, `MATCH (e:Entity) WHERE e.id STARTS WITH $run DETACH DELETE e`,
+		map[string]any{"run": run + "_"}, neo4j.EagerResultTransformer, neo4j.ExecuteQueryWithDatabase(env.Database)); err != nil {
+		t.Errorf("cleanup: %v", err)
 	}
 }
 
@@ -153,6 +175,7 @@ func TestUBOScreenE2E(t *testing.T) {
 	if err := os.WriteFile(csvPath, []byte(csv), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { deleteEntities(t, run) })
 	importOwnership(t, sharedData(t, "ownership", "openoil", "Nigeria_ownership_20140711.csv"), csvPath)
 
 	in := start(t, testEnv(t, "SANCTIONS_RELOAD_INTERVAL=200ms"))
