@@ -19,13 +19,12 @@ type Link struct {
 // number of round trips, for dataloaders.
 type OwnershipGraph interface {
 	OwnershipStore
+	// Upstream returns the owners and controllers of root up to maxHops.
+	Upstream(ctx context.Context, root string, maxHops int) (ownership.Subgraph, error)
 	// Entity returns the entity with id, or not_found.
 	Entity(ctx context.Context, id string) (ownership.Node, error)
 	// EntitiesIn returns the stored entities among ids, keyed by id.
 	EntitiesIn(ctx context.Context, ids []string) (map[string]ownership.Node, error)
-	// Neighbours returns each id's direct owners and controllers
-	// (upstream) or what it owns and controls (downstream), with edges.
-	Neighbours(ctx context.Context, ids []string, upstream bool) (map[string][]Link, error)
 }
 
 // WalkMany traverses from every root at once, frontier by frontier, up to
@@ -34,7 +33,7 @@ type OwnershipGraph interface {
 // one to learn whether any frontier goes on (Truncated). roots maps each
 // root id to its node; the subgraphs are built as ownership.Subgraph with
 // the same contents and order as graphdb's Upstream and Downstream.
-func WalkMany(ctx context.Context, g OwnershipGraph, roots map[string]ownership.Node, maxHops int, upstream bool) (map[string]ownership.Subgraph, error) {
+func WalkMany(ctx context.Context, g OwnershipStore, roots map[string]ownership.Node, maxHops int, upstream bool) (map[string]ownership.Subgraph, error) {
 	dir := "downstream"
 	if upstream {
 		dir = "upstream"

@@ -18,8 +18,11 @@ type OwnershipStore interface {
 	// EntitiesByName returns up to limit entities whose normalized name is
 	// name's, ordered by id.
 	EntitiesByName(ctx context.Context, name string, limit int) ([]ownership.Node, error)
-	// Upstream returns the owners and controllers of root up to maxHops.
-	Upstream(ctx context.Context, root string, maxHops int) (ownership.Subgraph, error)
+	// Neighbours returns each id's direct owners and controllers
+	// (upstream) or what it owns and controls (downstream), with edges, in
+	// one batched read; a build walks the root's owners level by level
+	// with it (WalkMany).
+	Neighbours(ctx context.Context, ids []string, upstream bool) (map[string][]Link, error)
 }
 
 // Builder builds UBO graphs: it resolves the root in the ownership graph,
@@ -90,10 +93,11 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Result, error) {
 		res.Candidates = append(res.Candidates, c.ID)
 	}
 	res.RootFound, res.RootEntityID = true, root.ID
-	sub, err := b.Ownership.Upstream(ctx, root.ID, req.MaxHops)
+	subs, err := WalkMany(ctx, b.Ownership, map[string]ownership.Node{root.ID: root}, req.MaxHops, true)
 	if err != nil {
 		return nil, err
 	}
+	sub := subs[root.ID]
 	res.Nodes, res.Edges, res.Truncated = viewNodes(sub.Nodes), viewEdges(sub.Edges), sub.Truncated
 	setHops(res.Nodes, res.Edges, root.ID)
 
