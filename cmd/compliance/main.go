@@ -5,6 +5,7 @@
 //	compliance migrate               create the database if missing and migrate Postgres and Neo4j
 //	compliance version               print the version
 //	compliance keys create|list|revoke
+//	compliance ownership import [--format bods|csv|openoil] FILE...
 //
 // Configuration comes from the environment; see the README.
 package main
@@ -49,6 +50,7 @@ commands:
   audit      verify the audit trail's hash chain (compliance audit verify)
   sanctions  ingest, sync or list the sanctions lists; rebuild their graph (compliance sanctions -h)
   routes     print the route table: access, scope and limit of every route
+  ownership  import beneficial-ownership files into the graph (compliance ownership -h)
 `
 
 // run executes the command named by args and returns when it is done.
@@ -76,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return auditCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "sanctions":
 		return sanctionsCommand(ctx, cfg, log, args[1:], stdout, stderr)
+	case "ownership":
+		return ownershipCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "routes":
 		rest.PrintRoutes(stdout)
 		return nil
