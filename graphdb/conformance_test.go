@@ -294,6 +294,8 @@ func ownershipCases(run string) []conformanceCase {
 				hop("T", "trust", "Doe Trust", "OWNS", "k2", nil, 25.5, 50.5, nil),
 				hop("P", "person", "Pat Doe", "CONTROLS", "k3", nil, nil, nil, "board_appointment"),
 			}},
+		{name: "ownership delete", query: qOwnershipDelete, params: map[string]any{"id": id("V")}},
+		{name: "ownership deleted entity", query: qOwnershipEntity, params: map[string]any{"id": id("V")}},
 		{name: "ownership owners of a top owner", query: qOwnershipOwners, params: map[string]any{"id": id("P")}},
 		{name: "ownership owned", query: qOwnershipOwned, params: map[string]any{"id": id("P")}, anyOrder: true,
 			want: []row{

@@ -85,6 +85,10 @@ MERGE (e:Entity {id: r.id})
 ON CREATE SET e.kind = r.kind, e.name = r.name, e.name_key = r.name_key, e.source = r.source, e.stub = true
 RETURN count(e) AS n`)
 
+	qOwnershipDelete = register("ownership_delete", `
+MATCH (e:Entity {id: $id})
+DETACH DELETE e`)
+
 	qOwnershipEntity = register("ownership_entity", `
 MATCH (e:Entity {id: $id})
 RETURN `+nodeColumns)
@@ -467,4 +471,14 @@ func (db *DB) traverse(ctx context.Context, rootID string, maxHops int, upstream
 	})
 	slices.Sort(sub.Frontier)
 	return sub, nil
+}
+
+// DeleteEntities deletes the entities with ids and their edges; ids not
+// stored are ignored. It fails with unavailable when the database cannot
+// be reached, leaving the entities before the failure deleted.
+func (db *DB) DeleteEntities(ctx context.Context, ids []string) error {
+	return db.each(ctx, ids, func(ctx context.Context, id string) error {
+		_, err := db.autocommit(ctx, qOwnershipDelete, map[string]any{"id": id})
+		return err
+	})
 }
