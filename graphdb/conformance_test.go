@@ -248,7 +248,7 @@ func ownershipCases(run string) []conformanceCase {
 	hop := func(s, kind, name, rel, k string, p, lo, hi any, role any) row {
 		return row{"id": id(s), "kind": kind, "name": name, "jurisdiction": "GB", "identifiers": nil, "address": nil,
 			"founded_on": nil, "nominee": false, "source": "t", "rel": rel, "key": k, "pct": p, "pct_min": lo,
-			"pct_max": hi, "role": role, "as_of": "2024-01-01", "edge_source": "t"}
+			"pct_max": hi, "role": role, "as_of": "2024-01-01", "edge_source": "t", "has_owners": nil, "has_holdings": true}
 	}
 	r := node("R", "company", "Root Co")
 	r["identifiers"], r["address"], r["founded_on"] = `[{"scheme":"GB-COH","id":"1"}]`, "1 Main St", "2001-02-03"
@@ -274,6 +274,12 @@ func ownershipCases(run string) []conformanceCase {
 		{name: "ownership stub entity", query: qOwnershipEntity, params: map[string]any{"id": id("S")},
 			want: []row{{"id": id("S"), "kind": "company", "name": "Stub Co", "jurisdiction": nil, "identifiers": nil,
 				"address": nil, "founded_on": nil, "nominee": nil, "source": "t"}}},
+		{name: "ownership flag owned", query: qOwnershipFlagOwned,
+			params: map[string]any{"rows": []map[string]any{{"id": id("R")}}}, want: one},
+		{name: "ownership flag owning", query: qOwnershipFlagOwning,
+			params: map[string]any{"rows": []map[string]any{{"id": id("P")}}}, want: one},
+		{name: "ownership flag owning trust", query: qOwnershipFlagOwning,
+			params: map[string]any{"rows": []map[string]any{{"id": id("T")}}}, want: one},
 		{name: "ownership upsert owns exact", query: qOwnershipUpsertOwns,
 			params: map[string]any{"rows": []map[string]any{edge("k1", "P", "R", 60.5, nil, nil)}}, want: one},
 		{name: "ownership upsert owns band", query: qOwnershipUpsertOwns,
@@ -306,7 +312,8 @@ func ownershipCases(run string) []conformanceCase {
 }
 
 func rootHop(root row, rel, k string, p, role any) row {
-	out := row{"rel": rel, "key": k, "pct": p, "pct_min": nil, "pct_max": nil, "role": role, "as_of": "2024-01-01", "edge_source": "t"}
+	out := row{"rel": rel, "key": k, "pct": p, "pct_min": nil, "pct_max": nil, "role": role, "as_of": "2024-01-01", "edge_source": "t",
+		"has_owners": true, "has_holdings": nil}
 	for c, v := range root {
 		out[c] = v
 	}

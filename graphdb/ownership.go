@@ -21,7 +21,12 @@ import (
 // {key, pct, pct_min, pct_max, as_of, source}]->(owned) and
 // (controller)-[:CONTROLS {key, role, pct_min, pct_max, as_of,
 // source}]->(controlled), each unique by key (ownership.EdgeKey): one OWNS
-// per ordered pair and one CONTROLS per pair and role. The MERGE patterns
+// per ordered pair and one CONTROLS per pair and role. Importing an edge
+// also sets has_holdings on its owner and has_owners on the owned party,
+// so that a traversal learns whether the nodes at its last hop have
+// neighbours beyond (Subgraph.Truncated) without one more query per node;
+// the flags are not cleared when edges go, so after a deletion they may
+// claim a truncation that is no longer there (never the reverse). The MERGE patterns
 // say exactly that (no key in the OWNS pattern): measured on NornicDB, a
 // MERGE on a relationship property map costs about twice a bare one.
 
@@ -60,7 +65,8 @@ const hopColumns = `o.id AS id, o.kind AS kind, o.name AS name, o.jurisdiction A
        o.identifiers AS identifiers, o.address AS address, o.founded_on AS founded_on,
        o.nominee AS nominee, o.source AS source,
        type(r) AS rel, r.key AS key, r.pct AS pct, r.pct_min AS pct_min, r.pct_max AS pct_max,
-       r.role AS role, r.as_of AS as_of, r.source AS edge_source`
+       r.role AS role, r.as_of AS as_of, r.source AS edge_source,
+       o.has_owners AS has_owners, o.has_holdings AS has_holdings`
 
 var (
 	qOwnershipUpsertOwns = register("ownership_upsert_owns", `
@@ -85,6 +91,20 @@ MERGE (e:Entity {id: r.id})
 ON CREATE SET e.kind = r.kind, e.name = r.name, e.name_key = r.name_key, e.source = r.source, e.stub = true
 RETURN count(e) AS n`)
 
+	// The flags are set by their own statements: NornicDB v1.2.0 drops a
+	// SET on the end nodes in the statement that MERGEs the relationship.
+	qOwnershipFlagOwned = register("ownership_flag_owned", `
+UNWIND $rows AS r
+MERGE (e:Entity {id: r.id})
+SET e.has_owners = true
+RETURN count(e) AS n`)
+
+	qOwnershipFlagOwning = register("ownership_flag_owning", `
+UNWIND $rows AS r
+MERGE (e:Entity {id: r.id})
+SET e.has_holdings = true
+RETURN count(e) AS n`)
+
 	qOwnershipDelete = register("ownership_delete", `
 MATCH (e:Entity {id: $id})
 DETACH DELETE e`)
@@ -98,8 +118,11 @@ MATCH (e:Entity {name_key: $key})
 RETURN `+nodeColumns+`
 LIMIT $limit`)
 
+	// The anchor comes first in the pattern: NornicDB plans from the
+	// left, and (o:Entity)-[r]->(e:Entity {id: $id}) took 40-65 ms here
+	// against 0.4-0.7 ms written this way.
 	qOwnershipOwners = register("ownership_owners", `
-MATCH (o:Entity)-[r:OWNS|CONTROLS]->(e:Entity {id: $id})
+MATCH (e:Entity {id: $id})<-[r:OWNS|CONTROLS]-(o:Entity)
 RETURN `+hopColumns)
 
 	qOwnershipOwned = register("ownership_owned", `
@@ -195,6 +218,24 @@ func (db *DB) UpsertOwnership(ctx context.Context, b ownership.Batch) (ImportSta
 			r["role"] = string(e.Role)
 			controls = append(controls, r)
 		}
+	}
+	var owned, owning []map[string]any
+	flagged := map[string]bool{}
+	for _, e := range b.Edges {
+		if !flagged["o"+e.To] {
+			flagged["o"+e.To] = true
+			owned = append(owned, map[string]any{"id": e.To})
+		}
+		if !flagged["h"+e.From] {
+			flagged["h"+e.From] = true
+			owning = append(owning, map[string]any{"id": e.From})
+		}
+	}
+	if _, err := db.writeRows(ctx, qOwnershipFlagOwned, owned); err != nil {
+		return st, err
+	}
+	if _, err := db.writeRows(ctx, qOwnershipFlagOwning, owning); err != nil {
+		return st, err
 	}
 	var err error
 	if st.Owns, err = db.writeRows(ctx, qOwnershipUpsertOwns, owns); err != nil {
@@ -339,7 +380,7 @@ func (db *DB) EntitiesByName(ctx context.Context, name string, limit int) ([]own
 
 // traversalConcurrency is how many anchored queries a traversal runs at
 // once.
-const traversalConcurrency = 8
+var traversalConcurrency = 8
 
 // EntitiesByIDs returns the stored entities among ids, keyed by id; ids not
 // stored are absent from the map. It runs one anchored query per id,
@@ -422,9 +463,15 @@ func (db *DB) traverse(ctx context.Context, rootID string, maxHops int, upstream
 	seen := map[string]bool{rootID: true}
 	edgeSeen := map[string]bool{}
 	frontier := []string{rootID}
-	// One level past the limit is fetched only to learn whether the
-	// frontier has neighbours (Truncated); its rows are dropped.
-	for level := 0; level <= hops && len(frontier) > 0; level++ {
+	flag := "has_holdings"
+	if upstream {
+		flag = "has_owners"
+	}
+	// Each level runs one anchored query per frontier node, concurrently.
+	// Whether the last level's nodes have neighbours beyond comes from
+	// their has_owners/has_holdings flag, not from one more level of
+	// queries (which was about 80% of the queries of a 3-hop walk).
+	for level := 0; level < hops && len(frontier) > 0; level++ {
 		rows := make([][]*neo4j.Record, len(frontier))
 		pos := make(map[string]int, len(frontier))
 		for i, id := range frontier {
@@ -438,15 +485,6 @@ func (db *DB) traverse(ctx context.Context, rootID string, maxHops int, upstream
 		if err != nil {
 			return ownership.Subgraph{}, err
 		}
-		if level == hops {
-			for i, recs := range rows {
-				if len(recs) > 0 {
-					sub.Truncated = true
-					sub.Frontier = append(sub.Frontier, frontier[i])
-				}
-			}
-			break
-		}
 		var next []string
 		for i, recs := range rows {
 			for _, r := range recs {
@@ -459,6 +497,12 @@ func (db *DB) traverse(ctx context.Context, rootID string, maxHops int, upstream
 					seen[n.ID] = true
 					sub.Nodes = append(sub.Nodes, n)
 					next = append(next, n.ID)
+					if level == hops-1 {
+						if v, _ := r.Get(flag); v == true {
+							sub.Truncated = true
+							sub.Frontier = append(sub.Frontier, n.ID)
+						}
+					}
 				}
 			}
 		}

@@ -115,7 +115,7 @@ func cmdOwnership(ctx context.Context, args []string) error {
 		return float64(ts[min(len(ts)-1, int(p*float64(len(ts))))].Microseconds()) / 1000
 	}
 	base := fmt.Sprintf("anchored MATCH p50 %.2f ms, p95 %.2f ms", ms(baseTimes, 0.5), ms(baseTimes, 0.95))
-	note := fmt.Sprintf("%d nodes / %d edges upstream, %d anchored queries per run", len(sub.Nodes), len(sub.Edges), len(sub.Nodes))
+	note := fmt.Sprintf("%d nodes / %d edges upstream; one anchored query per node within 2 hops, 8 at a time", len(sub.Nodes), len(sub.Edges))
 	return appendResults(c.out,
 		Result{Section: "O1 ownership import", Name: fmt.Sprintf("import %d edges (%d nodes), CLI", *edges, nodes), Value: secs, Unit: "s", Goal: Below, Target: 60,
 			Note: "local Bolt server (NornicDB)"},
