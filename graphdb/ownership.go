@@ -51,7 +51,8 @@ UNWIND $rows AS r
 MERGE (e:Entity {id: r.id})
 SET e:`+label+`, e.kind = r.kind, e.name = r.name, e.name_key = r.name_key,
     e.jurisdiction = r.jurisdiction, e.identifiers = r.identifiers, e.address = r.address,
-    e.founded_on = r.founded_on, e.nominee = r.nominee, e.source = r.source
+    e.founded_on = r.founded_on, e.nominee = r.nominee, e.source = r.source,
+    e.has_owners = coalesce(r.has_owners, e.has_owners), e.has_holdings = coalesce(r.has_holdings, e.has_holdings)
 RETURN count(e) AS n`)
 	}
 	return m
@@ -89,10 +90,14 @@ RETURN count(o) AS n`)
 UNWIND $rows AS r
 MERGE (e:Entity {id: r.id})
 ON CREATE SET e.kind = r.kind, e.name = r.name, e.name_key = r.name_key, e.source = r.source, e.stub = true
+SET e.has_owners = coalesce(r.has_owners, e.has_owners), e.has_holdings = coalesce(r.has_holdings, e.has_holdings)
 RETURN count(e) AS n`)
 
-	// The flags are set by their own statements: NornicDB v1.2.0 drops a
-	// SET on the end nodes in the statement that MERGEs the relationship.
+	// The flags of parties in the batch are set with the party; these
+	// statements set them on stored parties the batch's edges refer to
+	// (NornicDB v1.2.0 drops a SET on the end nodes in the statement that
+	// MERGEs the relationship, and a MERGE that finds a node costs more the
+	// larger the graph, so they run only for those few).
 	qOwnershipFlagOwned = register("ownership_flag_owned", `
 UNWIND $rows AS r
 MERGE (e:Entity {id: r.id})
@@ -178,9 +183,17 @@ func (db *DB) UpsertOwnership(ctx context.Context, b ownership.Batch) (ImportSta
 			}
 		}
 	}
+	hasOwners, hasHoldings := map[string]bool{}, map[string]bool{}
+	for _, e := range b.Edges {
+		hasOwners[e.To], hasHoldings[e.From] = true, true
+	}
+	flags := func(r map[string]any, id string) map[string]any {
+		r["has_owners"], r["has_holdings"] = trueOrNil(hasOwners[id]), trueOrNil(hasHoldings[id])
+		return r
+	}
 	byKind := map[ownership.Kind][]map[string]any{}
 	for _, n := range b.Nodes {
-		byKind[n.Kind] = append(byKind[n.Kind], nodeRow(n))
+		byKind[n.Kind] = append(byKind[n.Kind], flags(nodeRow(n), n.ID))
 	}
 	for _, k := range ownership.Kinds {
 		n, err := db.writeRows(ctx, qOwnershipUpsertNodes[k], byKind[k])
@@ -191,8 +204,8 @@ func (db *DB) UpsertOwnership(ctx context.Context, b ownership.Batch) (ImportSta
 	}
 	stubs := make([]map[string]any, 0, len(b.Stubs))
 	for _, n := range b.Stubs {
-		stubs = append(stubs, map[string]any{"id": n.ID, "kind": string(n.Kind), "name": n.Name,
-			"name_key": sanctions.NormalizeKey(n.Name), "source": nullable(n.Source)})
+		stubs = append(stubs, flags(map[string]any{"id": n.ID, "kind": string(n.Kind), "name": n.Name,
+			"name_key": sanctions.NormalizeKey(n.Name), "source": nullable(n.Source)}, n.ID))
 	}
 	if _, err := db.writeRows(ctx, qOwnershipUpsertStubs, stubs); err != nil {
 		return st, err
@@ -220,15 +233,12 @@ func (db *DB) UpsertOwnership(ctx context.Context, b ownership.Batch) (ImportSta
 		}
 	}
 	var owned, owning []map[string]any
-	flagged := map[string]bool{}
-	for _, e := range b.Edges {
-		if !flagged["o"+e.To] {
-			flagged["o"+e.To] = true
-			owned = append(owned, map[string]any{"id": e.To})
+	for _, id := range missing { // stored parties the edges refer to
+		if hasOwners[id] {
+			owned = append(owned, map[string]any{"id": id})
 		}
-		if !flagged["h"+e.From] {
-			flagged["h"+e.From] = true
-			owning = append(owning, map[string]any{"id": e.From})
+		if hasHoldings[id] {
+			owning = append(owning, map[string]any{"id": id})
 		}
 	}
 	if _, err := db.writeRows(ctx, qOwnershipFlagOwned, owned); err != nil {
@@ -280,6 +290,14 @@ func nodeRow(n ownership.Node) map[string]any {
 		"jurisdiction": nullable(n.Jurisdiction), "identifiers": ids, "address": nullable(n.Address),
 		"founded_on": nullable(n.FoundedOn), "nominee": n.Nominee, "source": nullable(n.Source),
 	}
+}
+
+// trueOrNil returns true, or nil so that coalesce keeps the stored flag.
+func trueOrNil(b bool) any {
+	if b {
+		return true
+	}
+	return nil
 }
 
 // nullable maps "" to nil, so that an absent value removes the property.
