@@ -299,7 +299,8 @@ func ownershipCases(run string) []conformanceCase {
 	key := run + "_o_key"
 	node := func(s, kind, name string) map[string]any {
 		return map[string]any{"id": id(s), "kind": kind, "name": name, "name_key": key + "_" + s, "jurisdiction": "GB",
-			"identifiers": nil, "address": nil, "founded_on": nil, "nominee": false, "source": "t"}
+			"identifiers": nil, "address": nil, "founded_on": nil, "nominee": false, "source": "t",
+			"has_owners": nil, "has_holdings": nil} // absent keys read as garbage on NornicDB: always send them
 	}
 	one := []row{{"n": int64(1)}}
 	rootRow := row{"id": id("R"), "kind": "company", "name": "Root Co", "jurisdiction": "GB",
@@ -308,7 +309,7 @@ func ownershipCases(run string) []conformanceCase {
 	hop := func(s, kind, name, rel, k string, p, lo, hi any, role any) row {
 		return row{"id": id(s), "kind": kind, "name": name, "jurisdiction": "GB", "identifiers": nil, "address": nil,
 			"founded_on": nil, "nominee": false, "source": "t", "rel": rel, "key": k, "pct": p, "pct_min": lo,
-			"pct_max": hi, "role": role, "as_of": "2024-01-01", "edge_source": "t"}
+			"pct_max": hi, "role": role, "as_of": "2024-01-01", "edge_source": "t", "has_owners": nil, "has_holdings": true}
 	}
 	r := node("R", "company", "Root Co")
 	r["identifiers"], r["address"], r["founded_on"] = `[{"scheme":"GB-COH","id":"1"}]`, "1 Main St", "2001-02-03"
@@ -328,12 +329,18 @@ func ownershipCases(run string) []conformanceCase {
 		{name: "ownership upsert company again", query: qOwnershipUpsertNodes[ownership.Company],
 			params: map[string]any{"rows": []map[string]any{r}}, want: one},
 		{name: "ownership upsert stub over a described node", query: qOwnershipUpsertStubs,
-			params: map[string]any{"rows": []map[string]any{{"id": id("R"), "kind": "company", "name": "stub", "name_key": "stub", "source": "t"}}}, want: one},
+			params: map[string]any{"rows": []map[string]any{{"id": id("R"), "kind": "company", "name": "stub", "name_key": "stub", "source": "t", "has_owners": nil, "has_holdings": nil}}}, want: one},
 		{name: "ownership upsert stub new", query: qOwnershipUpsertStubs,
-			params: map[string]any{"rows": []map[string]any{{"id": id("S"), "kind": "company", "name": "Stub Co", "name_key": key + "_S", "source": "t"}}}, want: one},
+			params: map[string]any{"rows": []map[string]any{{"id": id("S"), "kind": "company", "name": "Stub Co", "name_key": key + "_S", "source": "t", "has_owners": true, "has_holdings": nil}}}, want: one},
 		{name: "ownership stub entity", query: qOwnershipEntity, params: map[string]any{"id": id("S")},
 			want: []row{{"id": id("S"), "kind": "company", "name": "Stub Co", "jurisdiction": nil, "identifiers": nil,
 				"address": nil, "founded_on": nil, "nominee": nil, "source": "t"}}},
+		{name: "ownership flag owned", query: qOwnershipFlagOwned,
+			params: map[string]any{"rows": []map[string]any{{"id": id("R")}}}, want: one},
+		{name: "ownership flag owning", query: qOwnershipFlagOwning,
+			params: map[string]any{"rows": []map[string]any{{"id": id("P")}}}, want: one},
+		{name: "ownership flag owning trust", query: qOwnershipFlagOwning,
+			params: map[string]any{"rows": []map[string]any{{"id": id("T")}}}, want: one},
 		{name: "ownership upsert owns exact", query: qOwnershipUpsertOwns,
 			params: map[string]any{"rows": []map[string]any{edge("k1", "P", "R", 60.5, nil, nil)}}, want: one},
 		{name: "ownership upsert owns band", query: qOwnershipUpsertOwns,
@@ -354,6 +361,8 @@ func ownershipCases(run string) []conformanceCase {
 				hop("T", "trust", "Doe Trust", "OWNS", "k2", nil, 25.5, 50.5, nil),
 				hop("P", "person", "Pat Doe", "CONTROLS", "k3", nil, nil, nil, "board_appointment"),
 			}},
+		{name: "ownership delete", query: qOwnershipDelete, params: map[string]any{"id": id("V")}},
+		{name: "ownership deleted entity", query: qOwnershipEntity, params: map[string]any{"id": id("V")}},
 		{name: "ownership owners of a top owner", query: qOwnershipOwners, params: map[string]any{"id": id("P")}},
 		{name: "ownership owned", query: qOwnershipOwned, params: map[string]any{"id": id("P")}, anyOrder: true,
 			want: []row{
@@ -364,7 +373,8 @@ func ownershipCases(run string) []conformanceCase {
 }
 
 func rootHop(root row, rel, k string, p, role any) row {
-	out := row{"rel": rel, "key": k, "pct": p, "pct_min": nil, "pct_max": nil, "role": role, "as_of": "2024-01-01", "edge_source": "t"}
+	out := row{"rel": rel, "key": k, "pct": p, "pct_min": nil, "pct_max": nil, "role": role, "as_of": "2024-01-01", "edge_source": "t",
+		"has_owners": true, "has_holdings": nil}
 	for c, v := range root {
 		out[c] = v
 	}

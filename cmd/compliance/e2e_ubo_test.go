@@ -4,7 +4,8 @@ package main
 // /api/v1/ubo/screen (202 queued, then ready; 200 cached), GET
 // /api/v1/ubo/graph/{id}, bad input, scopes, the rate limit, and the
 // GraphQL analyst fields, against real ownership data (OpenOil's Nigerian
-// file) and the real OFAC SDN list.
+// file, imported with `compliance ownership import`) and the real OFAC SDN
+// list.
 
 import (
 	"context"
@@ -19,40 +20,8 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/tradecompliance/compliance/graph/ownership/importer"
-	"github.com/tradecompliance/compliance/graphdb"
 	"github.com/tradecompliance/compliance/graphdb/graphdbtest"
 )
-
-// importOwnership loads ownership files into the graph NEO4J_URI names
-// through the core's importer (the same parse and write path as the
-// `compliance ownership import` command). Imports are idempotent.
-func importOwnership(t *testing.T, files ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	db, err := graphdb.Open(ctx, graphdb.Config(graphdbtest.Lookup(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close(context.Background())
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _, err := importer.Parse(filepath.Base(f), data, "")
-		if err != nil {
-			t.Fatalf("parse %s: %v", f, err)
-		}
-		if _, err := db.UpsertOwnership(ctx, b); err != nil {
-			t.Fatalf("import %s: %v", f, err)
-		}
-	}
-}
 
 // deleteEntities deletes the ownership entities whose ids start with run.
 func deleteEntities(t *testing.T, run string) {
@@ -176,9 +145,10 @@ func TestUBOScreenE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { deleteEntities(t, run) })
-	importOwnership(t, sharedData(t, "ownership", "openoil", "Nigeria_ownership_20140711.csv"), csvPath)
-
 	in := start(t, testEnv(t, "SANCTIONS_RELOAD_INTERVAL=200ms"))
+	// Real ownership data and the test file, through the core's CLI.
+	out := runCLI(t, in.env, "ownership", "import", sharedData(t, "ownership", "openoil", "Nigeria_ownership_20140711.csv"), csvPath)
+	t.Logf("ownership import: %s", out)
 	ofac := func(f string) string { return sharedData(t, "ofac", f) }
 	runCLI(t, in.env, "sanctions", "ingest", "--list", "us_sdn", "--no-graph", ofac("sdn.csv"), ofac("add.csv"), ofac("alt.csv"), ofac("sdn_comments.csv"))
 	admin := in.key("ubo-a")

@@ -5,6 +5,7 @@
 //	compliance migrate               create the database if missing and migrate Postgres and Neo4j
 //	compliance version               print the version
 //	compliance keys create|list|revoke
+//	compliance ownership import [--format bods|csv|openoil] FILE...
 //
 // Configuration comes from the environment; see the README.
 package main
@@ -50,6 +51,7 @@ commands:
   sanctions  ingest, sync or list the sanctions lists; rebuild their graph (compliance sanctions -h)
   clusters   import cluster records; rebuild their graph mirror (compliance clusters -h)
   routes     print the route table: access, scope and limit of every route
+  ownership  import beneficial-ownership files into the graph (compliance ownership -h)
 `
 
 // run executes the command named by args and returns when it is done.
@@ -79,6 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return sanctionsCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "clusters":
 		return clustersCommand(ctx, cfg, log, args[1:], stdout, stderr)
+	case "ownership":
+		return ownershipCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "routes":
 		rest.PrintRoutes(stdout)
 		return nil

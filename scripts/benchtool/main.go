@@ -13,6 +13,7 @@
 //	benchtool webhooks -bin B -out R [-fanout 10 -rate 100 -warmup 3s -duration 15s -latency-events 200]
 //	benchtool screening -bin B -out R [-conns 64 -warmup 3s -duration 15s -single 15s]
 //	          [-ofac-db URL -watchman BIN | -watchman-error WHY] [-watchman-sample 200] [-data DIR]
+//	benchtool ownership -bin B -out R [-edges 100000 -iterations 200 -seed 6]
 //	benchtool report  -in R
 //	benchtool dropdb  -url ADMIN_URL -name DB
 //
@@ -30,7 +31,7 @@ import (
 	"syscall"
 )
 
-const usage = `usage: benchtool <startup|rss|load|seed|export|regulatory|webhooks|screening|report|dropdb> [flags]
+const usage = `usage: benchtool <startup|rss|load|seed|export|regulatory|webhooks|screening|ownership|report|dropdb> [flags]
 (see the package comment in scripts/benchtool/main.go)
 `
 
@@ -70,6 +71,8 @@ func run(ctx context.Context, cmd string, args []string) error {
 		return cmdWebhooks(ctx, args)
 	case "screening":
 		return cmdScreening(ctx, args)
+	case "ownership":
+		return cmdOwnership(ctx, args)
 	case "report":
 		return cmdReport(args)
 	case "dropdb":
