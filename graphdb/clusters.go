@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
 	"github.com/tradecompliance/compliance/graph/cluster"
 )
 
@@ -56,6 +58,16 @@ MATCH (b:ClusterEntity {id: r.to})
 MERGE (a)-[s:SHARES_ALIAS]->(b)
 SET s.key = r.key, s.name = r.name
 RETURN count(s) AS n`)
+
+	qClusterDeleteEntities = register("cluster_delete_entities", `
+UNWIND $ids AS id
+MATCH (e:ClusterEntity {id: id})
+DETACH DELETE e`)
+
+	qClusterDeleteGroups = register("cluster_delete_groups", `
+UNWIND $ids AS id
+MATCH (g:ClusterGroup {id: id})
+DETACH DELETE g`)
 
 	qClusterEntity = register("cluster_entity", `
 MATCH (e:ClusterEntity {id: $id})
@@ -169,8 +181,7 @@ func (db *DB) MirrorClusters(ctx context.Context, recs []cluster.Record) (Mirror
 
 // AliasLinks returns the SHARES_ALIAS edges of recs: one per pair of
 // records sharing a normalized name or alias, from the smaller id to the
-// larger, carrying the first shared key (in the order of the first record's
-// names) and that name as the first record writes it. Ordered by from, to.
+// larger, carrying cluster.SharedName of the pair. Ordered by from, to.
 func AliasLinks(recs []cluster.Record) []map[string]any {
 	byKey := map[string][]int{}
 	for i, r := range recs {
@@ -178,24 +189,18 @@ func AliasLinks(recs []cluster.Record) []map[string]any {
 			byKey[k] = append(byKey[k], i)
 		}
 	}
-	type pair struct{ a, b string }
+	type pair struct{ a, b int }
 	seen := map[pair]bool{}
 	var out []map[string]any
-	for _, r := range recs {
-		names := append([]string{r.EntityName}, r.Aliases...)
-		for _, n := range names {
-			k := cluster.Normalize(n)
+	for i, r := range recs {
+		for _, k := range r.Keys() {
 			for _, j := range byKey[k] {
-				o := recs[j]
-				if o.ID == r.ID || r.ID > o.ID {
+				if recs[j].ID <= r.ID || seen[pair{i, j}] {
 					continue
 				}
-				p := pair{r.ID, o.ID}
-				if seen[p] {
-					continue
-				}
-				seen[p] = true
-				out = append(out, map[string]any{"from": r.ID, "to": o.ID, "key": k, "name": n})
+				seen[pair{i, j}] = true
+				key, name, _ := cluster.SharedName(r, recs[j])
+				out = append(out, map[string]any{"from": r.ID, "to": recs[j].ID, "key": key, "name": name})
 			}
 		}
 	}
@@ -206,6 +211,45 @@ func AliasLinks(recs []cluster.Record) []map[string]any {
 		return strings.Compare(x["to"].(string), y["to"].(string))
 	})
 	return out
+}
+
+// The delete statements return nothing: what count(*) after DETACH DELETE
+// answers differs between servers.
+
+// DeleteClusterNodes deletes the mirror's entities and groups with ids, and
+// their edges. The registry never deletes records; tests and operators
+// clearing a mirror use it.
+func (db *DB) DeleteClusterNodes(ctx context.Context, ids []string) error {
+	for i := 0; i < len(ids); i += batchSize {
+		for _, q := range []query{qClusterDeleteEntities, qClusterDeleteGroups} {
+			if _, err := db.autocommit(ctx, q, map[string]any{"ids": ids[i:min(i+batchSize, len(ids))]}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readOnce runs the read q in its own auto-commit transaction, without the
+// managed transactions' retries: a cluster graph read that cannot reach
+// the server fails at once (unavailable), so the caller can fall back to
+// the registry instead of waiting out the driver's 30 s retry budget.
+func (db *DB) readOnce(ctx context.Context, q query, params map[string]any) (recs []*neo4j.Record, err error) {
+	session := db.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeRead, DatabaseName: db.database})
+	defer func() {
+		if cerr := session.Close(ctx); err == nil && cerr != nil {
+			err = db.wrap(ctx, q.name, cerr)
+		}
+	}()
+	res, err := session.Run(ctx, q.cypher, params)
+	if err != nil {
+		return nil, db.wrap(ctx, q.name, err)
+	}
+	recs, err = res.Collect(ctx)
+	if err != nil {
+		return nil, db.wrap(ctx, q.name, err)
+	}
+	return recs, nil
 }
 
 func clusterNode(r interface{ Get(string) (any, bool) }) cluster.Record {
@@ -221,7 +265,7 @@ func clusterNode(r interface{ Get(string) (any, bool) }) cluster.Record {
 // ClusterEntity returns the mirrored entity with id; false when the graph
 // has none.
 func (db *DB) ClusterEntity(ctx context.Context, id string) (cluster.Record, bool, error) {
-	recs, err := db.read(ctx, qClusterEntity, map[string]any{"id": id})
+	recs, err := db.readOnce(ctx, qClusterEntity, map[string]any{"id": id})
 	if err != nil || len(recs) == 0 {
 		return cluster.Record{}, false, err
 	}
@@ -231,7 +275,7 @@ func (db *DB) ClusterEntity(ctx context.Context, id string) (cluster.Record, boo
 // EntityGroups returns the groups the entity with id is a member of,
 // ordered by slug.
 func (db *DB) EntityGroups(ctx context.Context, id string) ([]cluster.GroupRef, error) {
-	recs, err := db.read(ctx, qClusterEntityGroups, map[string]any{"id": id})
+	recs, err := db.readOnce(ctx, qClusterEntityGroups, map[string]any{"id": id})
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +289,7 @@ func (db *DB) EntityGroups(ctx context.Context, id string) ([]cluster.GroupRef, 
 
 // GroupMembers returns the entities of the group with id, ordered by slug.
 func (db *DB) GroupMembers(ctx context.Context, id string) ([]cluster.Record, error) {
-	recs, err := db.read(ctx, qClusterGroupMembers, map[string]any{"id": id})
+	recs, err := db.readOnce(ctx, qClusterGroupMembers, map[string]any{"id": id})
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +310,7 @@ func (db *DB) AliasNeighbours(ctx context.Context, id string) ([]cluster.AliasLi
 		q        query
 		outgoing bool
 	}{{qClusterAliasesOut, true}, {qClusterAliasesIn, false}} {
-		recs, err := db.read(ctx, q.q, map[string]any{"id": id})
+		recs, err := db.readOnce(ctx, q.q, map[string]any{"id": id})
 		if err != nil {
 			return nil, err
 		}

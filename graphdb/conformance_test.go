@@ -117,6 +117,11 @@ func clusterCases(run string) []conformanceCase {
 		{name: "cluster group members after unlink", query: qClusterGroupMembers, params: map[string]any{"id": g},
 			want: []row{node(b, "demo-b", "Demo B", "likely", true)}},
 		{name: "cluster aliases in after unlink", query: qClusterAliasesIn, params: map[string]any{"id": b}},
+		{name: "cluster delete entities", query: qClusterDeleteEntities, params: map[string]any{"ids": []string{c, g}}},
+		{name: "cluster delete groups", query: qClusterDeleteGroups, params: map[string]any{"ids": []string{c, g}}},
+		{name: "cluster entity groups after delete", query: qClusterEntityGroups, params: map[string]any{"id": b}},
+		{name: "cluster entity after delete", query: qClusterEntity, params: map[string]any{"id": c}},
+		{name: "cluster group members after delete", query: qClusterGroupMembers, params: map[string]any{"id": g}},
 	}
 }
 

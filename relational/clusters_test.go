@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -209,5 +211,104 @@ func TestImportRecordsAllOrNothing(t *testing.T) {
 	}
 	if v, _ := db.RegistryVersion(ctx); v != 0 {
 		t.Errorf("version %d after a failed import", v)
+	}
+}
+
+// The per-email daily limit is exact under concurrent submissions; triage
+// moves only pending submissions and links the blocklist record.
+func TestSubmissionsLimitAndTriage(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	m, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
+	k, err := (&graph.Keys{Store: db}).Create(ctx, graph.CreateRequest{MemberID: m.ID, PlanScopes: m.PlanScopes, Name: "ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	req := cluster.SubmissionRequest{SubmitterEmail: "busy@example.com", EntityName: "Demo Submitted", PitchSummary: strings.Repeat("p", 40)}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[graph.Code]int{}
+	for i := 0; i < cluster.EmailLimit+10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := db.CreateSubmission(ctx, cluster.Submission{ID: graph.NewID(), MemberID: m.ID, KeyID: k.ID, EntityName: req.EntityName,
+				Status: cluster.StatusPending, SubmittedAt: now}, req)
+			mu.Lock()
+			codes[graph.ErrorCode(err)]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if codes[""] != cluster.EmailLimit || codes[graph.CodeRateLimited] != 10 {
+		t.Errorf("outcomes = %v, want %d stored and 10 rate_limited", codes, cluster.EmailLimit)
+	}
+
+	subs, err := db.ListSubmissions(ctx, cluster.StatusPending)
+	if err != nil || len(subs) != cluster.EmailLimit {
+		t.Fatalf("pending = %d, %v", len(subs), err)
+	}
+	by := "Example Investigations"
+	tests := []struct {
+		name   string
+		id     string
+		tr     cluster.Triage
+		code   graph.Code
+		status string
+		linked bool
+	}{
+		{"accept", subs[0].ID, cluster.Triage{Status: cluster.StatusAccepted, By: by}, "", cluster.StatusAccepted, true},
+		{"accept again", subs[0].ID, cluster.Triage{Status: cluster.StatusRejected, By: by}, graph.CodeConflict, "", false},
+		{"duplicate by name", subs[1].ID, cluster.Triage{Status: cluster.StatusDuplicate, By: by}, "", cluster.StatusDuplicate, true},
+		{"duplicate of unknown link", subs[2].ID, cluster.Triage{Status: cluster.StatusDuplicate, Link: graph.NewID(), By: by}, graph.CodeInvalid, "", false},
+		{"reject", subs[2].ID, cluster.Triage{Status: cluster.StatusRejected, Note: "no evidence", By: by}, "", cluster.StatusRejected, false},
+		{"bad status", subs[3].ID, cluster.Triage{Status: "pending", By: by}, graph.CodeInvalid, "", false},
+		{"unknown", graph.NewID(), cluster.Triage{Status: cluster.StatusRejected, By: by}, graph.CodeNotFound, "", false},
+	}
+	var accepted string
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := db.TriageSubmission(ctx, tt.id, tt.tr, now)
+			if graph.ErrorCode(err) != tt.code {
+				t.Fatalf("TriageSubmission = %v, want code %q", err, tt.code)
+			}
+			if err != nil {
+				return
+			}
+			if s.Status != tt.status || (s.LinkedBlocklistID != nil) != tt.linked || s.TriagedBy == nil || *s.TriagedBy != by || s.TriagedAt == nil {
+				t.Errorf("triaged = %+v", s)
+			}
+			if tt.status == cluster.StatusAccepted {
+				accepted = *s.LinkedBlocklistID
+			}
+			if tt.status == cluster.StatusDuplicate && *s.LinkedBlocklistID != accepted {
+				t.Errorf("duplicate links %s, want the accepted record %s", *s.LinkedBlocklistID, accepted)
+			}
+		})
+	}
+	recs, _, _ := db.AllRecords(ctx)
+	if len(recs) != 1 || recs[0].ID != accepted || recs[0].Severity != cluster.Confirmed || recs[0].Source != "Accepted cluster submission; attributed to "+by {
+		t.Errorf("records after triage = %+v", recs)
+	}
+}
+
+// Without the submissions table, storing or reading a submission is
+// unavailable (the spec's 503), never an internal error.
+func TestSubmissionStorageAbsent(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	m, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
+	if _, err := db.Pool.Exec(ctx, `DROP TABLE cluster_submissions`); err != nil {
+		t.Fatal(err)
+	}
+	req := cluster.SubmissionRequest{SubmitterEmail: "a@example.com", EntityName: "Demo", PitchSummary: strings.Repeat("p", 40)}
+	err := db.CreateSubmission(ctx, cluster.Submission{ID: graph.NewID(), MemberID: m.ID, KeyID: graph.NewID(), EntityName: "Demo",
+		Status: cluster.StatusPending, SubmittedAt: time.Now()}, req)
+	if graph.ErrorCode(err) != graph.CodeUnavailable {
+		t.Errorf("CreateSubmission without the table = %v, want unavailable", err)
+	}
+	if _, err := db.Submission(ctx, graph.NewID()); graph.ErrorCode(err) != graph.CodeUnavailable {
+		t.Errorf("Submission without the table = %v, want unavailable", err)
 	}
 }

@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
 	"github.com/tradecompliance/compliance/graph/ubo"
@@ -23,6 +24,7 @@ type Resolver struct {
 	Matrix   *regulatory.Matrix
 	Screener *sanctions.Screener
 	Webhooks *webhooks.Service
+	Clusters *cluster.Service
 	// UBO answers uboScreen and uboGraph; Ownership the analyst fields of
 	// OwnershipEntity.
 	UBO       *ubo.Service

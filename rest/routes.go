@@ -67,6 +67,12 @@ func (s *server) routes() []Route {
 		{Pattern: "GET /api/v1/sanctions/lists", Access: ProductionKey, Note: "each list's snapshot and freshness (extension)", handler: s.sanctionsLists},
 		{Pattern: "POST /api/v1/sanctions/search", Access: ProductionKey, Scope: "kyc", Note: "screen one name against the 8 lists (extension)", handler: s.sanctionsSearch},
 
+		// Scam-cluster feed (clusters surface).
+		{Pattern: "GET /api/v1/clusters", Access: ProductionKey, Scope: "cluster", Limit: perMinute(60), Note: "filters severity, country, since echoed back", handler: s.listClusters},
+		{Pattern: "GET /api/v1/clusters/check", Access: SandboxOK, Scope: "cluster", Limit: perMinute(120), Note: "exact match on normalized names and aliases, never substring", handler: s.checkCluster},
+		{Pattern: "POST /api/v1/clusters/submit", Access: ProductionKey, Scope: "cluster", Limit: perMinute(5), Note: "also 50 per 24 h per submitter email", handler: s.submitCluster},
+		{Pattern: "GET /api/v1/clusters/{slug}/{item}", Access: ProductionKey, Scope: "cluster", Note: "`{slug}/graph`: the cluster graph (404 for no linked network); `submissions/{request_id}`: a submission (403 unless the caller's member made it)", handler: s.clusterItem},
+
 		{Pattern: "GET /api/v1/webhooks", Access: ProductionKey, Scope: "webhooks", Note: "the caller's subscriptions and valid_events", handler: s.listWebhooks},
 		{Pattern: "POST /api/v1/webhooks", Access: ProductionKey, Scope: "webhooks", Note: "secret shown once; at most 50 subscriptions per member", handler: s.createWebhook},
 		{Pattern: "DELETE /api/v1/webhooks/{id}", Access: ProductionKey, Scope: "webhooks", Note: "soft delete; id with or without wh_", handler: s.deleteWebhook},

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
 	"github.com/tradecompliance/compliance/graph/ubo"
@@ -30,6 +31,7 @@ type Config struct {
 	Matrix   *regulatory.Matrix
 	Screener *sanctions.Screener
 	Webhooks *webhooks.Service
+	Clusters *cluster.Service
 	UBO      *ubo.Service
 
 	GraphQL      http.Handler // serves /graphql (POST and websocket upgrades)

@@ -17,8 +17,8 @@ import (
 
 const clustersUsage = `usage:
   compliance clusters import [--no-graph] FILE...
-      add or update cluster records by slug from CSV or JSON lines files (README: "Cluster
-      import files"), all files in one transaction: a bad line names its file and line and
+      add or update cluster records by slug from CSV or JSON lines files (fields: README,
+      "Scam clusters"), all files in one transaction: a bad line names its file and line and
       nothing is written; identical records change nothing and emit no event. Then mirrors
       the registry into the graph unless --no-graph.
   compliance clusters graph

@@ -34,6 +34,12 @@ type Config struct {
 	SanctionsSyncEvery time.Duration
 	// SanctionsReloadEvery is how often serve checks for a new snapshot.
 	SanctionsReloadEvery time.Duration
+	// ClusterReloadEvery is how often serve polls the cluster registry's
+	// version and reloads its in-memory check index when it changed.
+	ClusterReloadEvery time.Duration
+	// ClusterInvestigator is the name accepted submissions are attributed
+	// to (never the submitter).
+	ClusterInvestigator string
 	// BenchNoAudit skips audit rows. It exists only so scripts/bench can
 	// measure the ceiling without auditing; never set it in service.
 	BenchNoAudit bool
@@ -139,6 +145,17 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			c.SanctionsSyncEvery = d
 		}
 	}
+	c.ClusterReloadEvery = time.Second
+	if v := getenv("CLUSTER_RELOAD_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 50*time.Millisecond || d > time.Minute {
+			errs = append(errs, fmt.Sprintf("CLUSTER_RELOAD_INTERVAL must be a duration from 50ms to 1m, got %q", v))
+		} else {
+			c.ClusterReloadEvery = d
+		}
+	}
+	c.ClusterInvestigator = "Compliance Service Investigations"
+	str("CLUSTER_INVESTIGATOR", &c.ClusterInvestigator)
 	if v := getenv("COMPLIANCE_BENCH_NO_AUDIT"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -177,6 +194,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("WEBHOOK_RETRY_SCHEDULE", c.WebhookSchedule.String()),
 		slog.String("SANCTIONS_SYNC_INTERVAL", c.SanctionsSyncEvery.String()),
 		slog.String("SANCTIONS_RELOAD_INTERVAL", c.SanctionsReloadEvery.String()),
+		slog.String("CLUSTER_RELOAD_INTERVAL", c.ClusterReloadEvery.String()),
+		slog.String("CLUSTER_INVESTIGATOR", c.ClusterInvestigator),
 		slog.Bool("COMPLIANCE_BENCH_NO_AUDIT", c.BenchNoAudit),
 	)
 }

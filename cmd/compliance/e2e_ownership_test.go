@@ -33,15 +33,8 @@ func importOut(t *testing.T, out []byte) ownershipImportResult {
 	return res
 }
 
-func openGraph(t *testing.T) *graphdb.DB {
-	t.Helper()
-	neo, err := graphdb.Open(context.Background(), graphdb.Config(graphdbtest.Lookup(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { neo.Close(context.Background()) })
-	return neo
-}
+// openGraph is in e2e_clusters_test.go (the same helper; merge of the
+// ubo and clusters branches).
 
 func TestE2EOwnershipImportCSV(t *testing.T) {
 	env := ownershipEnv(t)

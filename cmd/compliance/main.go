@@ -50,6 +50,7 @@ commands:
   audit      verify the audit trail's hash chain (compliance audit verify)
   sanctions  ingest, sync or list the sanctions lists; rebuild their graph (compliance sanctions -h)
   clusters   import cluster records; rebuild their graph mirror (compliance clusters -h)
+  submissions list or triage cluster submissions (compliance submissions -h)
   routes     print the route table: access, scope and limit of every route
   ownership  import beneficial-ownership files into the graph (compliance ownership -h)
 `
@@ -83,6 +84,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return clustersCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "ownership":
 		return ownershipCommand(ctx, cfg, log, args[1:], stdout, stderr)
+	case "submissions":
+		return submissionsCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "routes":
 		rest.PrintRoutes(stdout)
 		return nil

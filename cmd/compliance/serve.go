@@ -116,23 +116,23 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		go scheduleSanctionsSync(ctx, cfg, pg, log)
 	}
 
+	clusters := clusterService(ctx, cfg, pg, neo, screener, log)
+
 	matrix, err := regulatory.Default()
 	if err != nil {
 		return err
 	}
 	// UBO screening: builds run on the job queue ("ubo") beside webhook
 	// deliveries, screening against the sanctions screener and the cluster
-	// registry.
-	clusterReg := &cluster.Registry{Source: pg}
-	go clusterReg.Watch(ctx, 30*time.Second, log)
-	uboBuilder := &ubo.Builder{Ownership: neo, Screener: screener, Checker: clusterReg}
+	// registry's checker.
+	uboBuilder := &ubo.Builder{Ownership: neo, Screener: screener, Checker: clusters.Checker}
 	uboSvc := &ubo.Service{Store: pg}
 	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log, pg.UBOJobs(uboBuilder, nil, log))
 	if err != nil {
 		return err
 	}
 	defer stopHooks()
-	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks, Screener: screener, UBO: uboSvc, Ownership: neo}, resolvers.Config{
+	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks, Screener: screener, Clusters: clusters, UBO: uboSvc, Ownership: neo}, resolvers.Config{
 		MaxDepth:      cfg.GraphQLMaxDepth,
 		MaxComplexity: cfg.GraphQLMaxComplexity,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
@@ -164,6 +164,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		Matrix:       matrix,
 		Screener:     screener,
 		Webhooks:     hooks,
+		Clusters:     clusters,
 		UBO:          uboSvc,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),
@@ -190,6 +191,31 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// clusterService wires the cluster surface: checks from an in-memory
+// registry index that a watcher reloads when the registry version changes
+// (CLUSTER_RELOAD_INTERVAL), the list and submissions from Postgres, and
+// networks from the graph mirror with the sanctions snapshot's state.
+func clusterService(ctx context.Context, cfg Config, pg *relational.DB, neo *graphdb.DB, screener *sanctions.Screener, log *slog.Logger) *cluster.Service {
+	reg := &cluster.Registry{Source: pg}
+	go reg.Watch(ctx, cfg.ClusterReloadEvery, log)
+	return &cluster.Service{
+		Store: pg, Checker: reg, Submissions: pg,
+		Networks: &cluster.Networks{Slugs: pg, Graph: neo, Fallback: pg, Sanctions: neo, Snapshot: func() cluster.SnapshotState {
+			var st cluster.SnapshotState
+			for _, l := range screener.Lists() {
+				if !l.Loaded {
+					continue
+				}
+				st.Populated = true
+				if l.StaleHours != nil && (st.StaleHours == nil || *l.StaleHours > *st.StaleHours) {
+					st.StaleHours = l.StaleHours
+				}
+			}
+			return st
+		}},
+	}
 }
 
 // pruneLimits deletes expired rate-limit counters every ten minutes.

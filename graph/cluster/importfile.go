@@ -217,14 +217,15 @@ func parseCSV(name string, data []byte) ([]importLine, []int, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
+			line := 0
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				line = pe.Line
 			}
 			return nil, nil, &ImportError{File: name, Line: line, Msg: "malformed CSV: " + err.Error()}
 		}
+		line, _ := cr.FieldPos(0)
 		if len(fields) == 1 && strings.TrimSpace(fields[0]) == "" {
 			continue
 		}

@@ -122,10 +122,9 @@ type Source interface {
 type Registry struct {
 	Source Source
 
-	mu       sync.RWMutex
-	idx      *Index
-	loadMu   sync.Mutex
-	loadedAt time.Time
+	mu     sync.RWMutex
+	idx    *Index
+	loadMu sync.Mutex
 }
 
 var _ Checker = (*Registry)(nil)
@@ -171,7 +170,6 @@ func (g *Registry) Reload(ctx context.Context) error {
 	g.mu.Lock()
 	if g.idx == nil || g.idx.version <= version {
 		g.idx = idx
-		g.loadedAt = time.Now()
 	}
 	g.mu.Unlock()
 	return nil

@@ -39,6 +39,21 @@ type AliasLink struct {
 	Name     string
 }
 
+// SharedName returns the first normalized name of a (its entity name, then
+// its aliases, in order) that is also a name of b, with that name as a
+// writes it: the key and label of the cross-reference edge from a to b.
+// ok is false when they share none.
+func SharedName(a, b Record) (key, name string, ok bool) {
+	bk := b.Keys()
+	for _, n := range append([]string{a.EntityName}, a.Aliases...) {
+		k := Normalize(n)
+		if len([]rune(k)) >= MinCheckChars && slices.Contains(bk, k) {
+			return k, n, true
+		}
+	}
+	return "", "", false
+}
+
 // GraphStore reads the registry's mirror in the graph (graphdb implements
 // it). Records it returns carry no aliases.
 type GraphStore interface {
@@ -142,8 +157,11 @@ type Network struct {
 	Edges            []Edge           `json:"edges"`
 	Caption          string           `json:"caption"`
 	SanctionsNetwork SanctionsNetwork `json:"sanctions_network"`
-	Truncated        bool             `json:"truncated"`
-	Caveats          []string         `json:"caveats"`
+	// Source is graph, or registry when the graph database was
+	// unavailable and the network was read from Postgres.
+	Source    string   `json:"source"`
+	Truncated bool     `json:"truncated"`
+	Caveats   []string `json:"caveats"`
 }
 
 // DefaultMaxNodes bounds a network's entities.
@@ -153,18 +171,27 @@ const DefaultMaxNodes = 500
 type Networks struct {
 	Slugs     SlugResolver
 	Graph     GraphStore
+	Fallback  GraphStore // read when Graph is unavailable; nil for none
 	Sanctions SanctionsGraph
 	Snapshot  func() SnapshotState
 	MaxNodes  int // DefaultMaxNodes when 0
 }
 
+// Network sources.
+const (
+	SourceGraph    = "graph"    // read from the graph database
+	SourceRegistry = "registry" // the graph database was unavailable: read from the registry of record
+)
+
 // Network returns the network of slug: the records it names and every
 // entity and group reachable from them over MEMBER_OF and SHARES_ALIAS
-// edges. It fails with invalid naming slug for a malformed slug, not_found
-// when the slug names nothing or a single record with no group and no
-// alias link, and unavailable when the registry or its graph cannot be
-// read. A failed sanctions lookup does not fail it: the sanctions network
-// is then unavailable and degraded.
+// edges, read from Graph. When Graph is unavailable and Fallback is set,
+// the same network is read from Fallback (source "registry") and its
+// sanctions network is unavailable and degraded. It fails with invalid
+// naming slug for a malformed slug, not_found when the slug names nothing
+// or a single record with no group and no alias link, and unavailable when
+// the network cannot be read. A failed sanctions lookup does not fail it:
+// the sanctions network is then unavailable and degraded.
 func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
 	if !ValidSlug(slug) {
 		return Network{}, graph.Invalid("slug", "slug must be lower-case letters and digits separated by hyphens")
@@ -173,10 +200,50 @@ func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
 	if err != nil {
 		return Network{}, graph.Unavailable("cluster registry", err)
 	}
-	notFound := graph.Errorf(graph.CodeNotFound, "no linked cluster network for slug %q", slug)
 	if len(start) == 0 {
-		return Network{}, notFound
+		return Network{}, graph.Errorf(graph.CodeNotFound, "no linked cluster network for slug %q", slug)
 	}
+	out, recs, err := n.walk(ctx, n.Graph, slug, start, groupID, isGroup)
+	out.Source = SourceGraph
+	if graph.ErrorCode(err) == graph.CodeUnavailable && n.Fallback != nil {
+		out, recs, err = n.walk(ctx, n.Fallback, slug, start, groupID, isGroup)
+		out.Source = SourceRegistry
+	}
+	if err != nil {
+		return Network{}, err
+	}
+	if out.Source == SourceRegistry {
+		out.SanctionsNetwork = SanctionsNetwork{Members: []SanctionsMember{}, Coverage: CoverageUnavailable, Degraded: true,
+			Note: "The graph database is unavailable: the network was read from the registry of record and the sanctions network could not be looked up."}
+		for _, r := range recs {
+			if r.SanctionsSource != "" {
+				out.SanctionsNetwork.Screened++
+			}
+		}
+		if n.Snapshot != nil {
+			out.SanctionsNetwork.StaleHours = n.Snapshot().StaleHours
+		}
+	} else {
+		out.SanctionsNetwork = n.sanctionsNetwork(ctx, recs)
+	}
+	groups := 0
+	for _, nd := range out.Nodes {
+		if nd.Kind == NodeGroup {
+			groups++
+		}
+	}
+	out.Caption = caption(out, groups, len(recs))
+	out.Caveats = append(Caveats(), CaveatNoInferred, graph.CaveatSanctionsOnly, graph.CaveatNoPEP)
+	if out.SanctionsNetwork.Degraded {
+		out.Caveats = append([]string{CaveatDegraded}, out.Caveats...)
+	}
+	return out, nil
+}
+
+// walk reads the network around the start records from store, breadth
+// first, and returns it without its sanctions network, caption and
+// caveats, with its entity records ordered by slug.
+func (n *Networks) walk(ctx context.Context, store GraphStore, slug string, start []Record, groupID string, isGroup bool) (Network, []Record, error) {
 	max := n.MaxNodes
 	if max <= 0 {
 		max = DefaultMaxNodes
@@ -214,9 +281,9 @@ func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
 		if len(groupQueue) > 0 {
 			gid := groupQueue[0]
 			groupQueue = groupQueue[1:]
-			ms, err := n.Graph.GroupMembers(ctx, gid)
+			ms, err := store.GroupMembers(ctx, gid)
 			if err != nil {
-				return Network{}, err
+				return Network{}, nil, err
 			}
 			for _, m := range ms {
 				addEnt(m)
@@ -228,17 +295,17 @@ func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
 		}
 		id := entQueue[0]
 		entQueue = entQueue[1:]
-		gs, err := n.Graph.EntityGroups(ctx, id)
+		gs, err := store.EntityGroups(ctx, id)
 		if err != nil {
-			return Network{}, err
+			return Network{}, nil, err
 		}
 		for _, g := range gs {
 			addGroup(g)
 			edges[Edge{Kind: EdgeHub, Relation: "member_of", From: id, To: g.ID}] = true
 		}
-		links, err := n.Graph.AliasNeighbours(ctx, id)
+		links, err := store.AliasNeighbours(ctx, id)
 		if err != nil {
-			return Network{}, err
+			return Network{}, nil, err
 		}
 		for _, l := range links {
 			addEnt(l.Other)
@@ -248,7 +315,7 @@ func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
 		}
 	}
 	if len(groups) == 0 && len(edges) == 0 {
-		return Network{}, notFound
+		return Network{}, nil, graph.Errorf(graph.CodeNotFound, "no linked cluster network for slug %q", slug)
 	}
 	// Postgres is the source of truth for the records named by the slug.
 	for _, r := range start {
@@ -287,13 +354,7 @@ func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
 		}
 		return strings.Compare(slug2[a.To], slug2[b.To])
 	})
-	out.SanctionsNetwork = n.sanctionsNetwork(ctx, recs)
-	out.Caption = caption(out, len(groups), len(recs))
-	out.Caveats = append(Caveats(), CaveatNoInferred)
-	if out.SanctionsNetwork.Degraded {
-		out.Caveats = append([]string{CaveatDegraded}, out.Caveats...)
-	}
-	return out, nil
+	return out, recs, nil
 }
 
 func caption(n Network, groups, entities int) string {

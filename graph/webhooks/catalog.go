@@ -50,16 +50,16 @@ var catalog = []EventType{
 		},
 	},
 	{
-		Name: graph.EventClusterEntityAdded, Title: "Entity added to a scam cluster",
-		Description: "An entity is added to the cluster registry.",
+		Name: graph.EventClusterEntityAdded, Title: "Entity added to a scam cluster", Live: true,
+		Description: "An entity is added to the cluster registry (`compliance clusters import`, or an accepted submission). Sent to every member whose subscription lists it.",
 		Example: ClusterEntityData{
 			ClusterID: "9e0c2b1a-5d4f-4e3a-8b2c-1d0e9f8a7b6c", EntityID: "4c2d9e7f-1a3b-4c5d-8e9f-0a1b2c3d4e5f",
 			EntityName: "Gulf Petro Brokers Ltd", Severity: "confirmed", At: exampleTime,
 		},
 	},
 	{
-		Name: graph.EventClusterEntitySeverityChanged, Title: "Cluster severity changed",
-		Description: "An entity's cluster severity changes.",
+		Name: graph.EventClusterEntitySeverityChanged, Title: "Cluster severity changed", Live: true,
+		Description: "An entity's cluster severity changes (an import, or an accepted submission raising a record to confirmed). Sent to every member whose subscription lists it.",
 		Example: ClusterEntityData{
 			ClusterID: "9e0c2b1a-5d4f-4e3a-8b2c-1d0e9f8a7b6c", EntityID: "4c2d9e7f-1a3b-4c5d-8e9f-0a1b2c3d4e5f",
 			EntityName: "Gulf Petro Brokers Ltd", PreviousSeverity: "suspected", Severity: "confirmed", At: exampleTime,

@@ -125,6 +125,113 @@ type ComplexityRoot struct {
 		MemberName func(childComplexity int) int
 	}
 
+	ClusterCheck struct {
+		Caveats         func(childComplexity int) int
+		Country         func(childComplexity int) int
+		Entity          func(childComplexity int) int
+		HighestSeverity func(childComplexity int) int
+		LeadOnly        func(childComplexity int) int
+		Matched         func(childComplexity int) int
+		Matches         func(childComplexity int) int
+		Normalized      func(childComplexity int) int
+	}
+
+	ClusterEdge struct {
+		From     func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		Relation func(childComplexity int) int
+		To       func(childComplexity int) int
+		Via      func(childComplexity int) int
+	}
+
+	ClusterFilters struct {
+		Country  func(childComplexity int) int
+		Severity func(childComplexity int) int
+		Since    func(childComplexity int) int
+	}
+
+	ClusterList struct {
+		Caveats  func(childComplexity int) int
+		Clusters func(childComplexity int) int
+		Count    func(childComplexity int) int
+		Filters  func(childComplexity int) int
+	}
+
+	ClusterNetwork struct {
+		Caption          func(childComplexity int) int
+		Caveats          func(childComplexity int) int
+		Edges            func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		Nodes            func(childComplexity int) int
+		SanctionsNetwork func(childComplexity int) int
+		Slug             func(childComplexity int) int
+		Source           func(childComplexity int) int
+		Truncated        func(childComplexity int) int
+	}
+
+	ClusterNode struct {
+		Country  func(childComplexity int) int
+		ID       func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		Label    func(childComplexity int) int
+		Severity func(childComplexity int) int
+		Slug     func(childComplexity int) int
+	}
+
+	ClusterRecord struct {
+		AddedAt    func(childComplexity int) int
+		Aliases    func(childComplexity int) int
+		Country    func(childComplexity int) int
+		EntityName func(childComplexity int) int
+		Group      func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Note       func(childComplexity int) int
+		Severity   func(childComplexity int) int
+		Slug       func(childComplexity int) int
+		Source     func(childComplexity int) int
+	}
+
+	ClusterSanctionsMember struct {
+		ClusterEntity func(childComplexity int) int
+		EntityID      func(childComplexity int) int
+		List          func(childComplexity int) int
+		ListedEntryID func(childComplexity int) int
+		Name          func(childComplexity int) int
+		Quoted        func(childComplexity int) int
+		SourceID      func(childComplexity int) int
+	}
+
+	ClusterSanctionsNetwork struct {
+		Coverage         func(childComplexity int) int
+		Degraded         func(childComplexity int) int
+		Members          func(childComplexity int) int
+		Note             func(childComplexity int) int
+		ScreenedEntities func(childComplexity int) int
+		StaleHours       func(childComplexity int) int
+		WithheldEntities func(childComplexity int) int
+	}
+
+	ClusterSubmission struct {
+		EntityName        func(childComplexity int) int
+		LinkedBlocklistID func(childComplexity int) int
+		RequestID         func(childComplexity int) int
+		SubmittedAt       func(childComplexity int) int
+		TriageStatus      func(childComplexity int) int
+		TriagedAt         func(childComplexity int) int
+		TriagedBy         func(childComplexity int) int
+		Version           func(childComplexity int) int
+	}
+
+	ClusterSubmissionReceipt struct {
+		LicensingAcknowledgment func(childComplexity int) int
+		NextSteps               func(childComplexity int) int
+		RequestID               func(childComplexity int) int
+		ReviewEtaHours          func(childComplexity int) int
+		Status                  func(childComplexity int) int
+		SubmittedAt             func(childComplexity int) int
+		Version                 func(childComplexity int) int
+	}
+
 	Coverage struct {
 		Caveats        func(childComplexity int) int
 		PEPScreening   func(childComplexity int) int
@@ -176,6 +283,7 @@ type ComplexityRoot struct {
 		DeleteWebhookSubscription func(childComplexity int, id string) int
 		ReplayWebhookDelivery     func(childComplexity int, id string) int
 		RevokeAPIKey              func(childComplexity int, id string) int
+		SubmitCluster             func(childComplexity int, input model.ClusterSubmissionInput) int
 		TestWebhookSubscription   func(childComplexity int, id string) int
 		UboScreen                 func(childComplexity int, input model.UboScreenInput) int
 	}
@@ -280,6 +388,10 @@ type ComplexityRoot struct {
 		APIKeys              func(childComplexity int) int
 		AuditRows            func(childComplexity int, days *int, pageSize *int, cursor *time.Time) int
 		AuditSummary         func(childComplexity int, days *int) int
+		ClusterCheck         func(childComplexity int, entity string, country *string) int
+		ClusterGraph         func(childComplexity int, slug string) int
+		ClusterSubmission    func(childComplexity int, requestID string) int
+		Clusters             func(childComplexity int, severity *string, country *string, since *string) int
 		Entities             func(childComplexity int, name string, limit *int) int
 		Entity               func(childComplexity int, id string) int
 		Jurisdiction         func(childComplexity int, slug string) int
@@ -615,6 +727,7 @@ type JurisdictionResolver interface {
 type MutationResolver interface {
 	CreateAPIKey(ctx context.Context, input model.CreateAPIKeyInput) (*model.CreatedAPIKey, error)
 	RevokeAPIKey(ctx context.Context, id string) (*model.RevokeResult, error)
+	SubmitCluster(ctx context.Context, input model.ClusterSubmissionInput) (*model.ClusterSubmissionReceipt, error)
 	UboScreen(ctx context.Context, input model.UboScreenInput) (*model.UboGraph, error)
 	CreateWebhookSubscription(ctx context.Context, input model.CreateWebhookSubscriptionInput) (*model.CreatedWebhookSubscription, error)
 	DeleteWebhookSubscription(ctx context.Context, id string) (*webhooks.Subscription, error)
@@ -634,6 +747,10 @@ type QueryResolver interface {
 	ServiceStatus(ctx context.Context) (*graph.Status, error)
 	AuditRows(ctx context.Context, days *int, pageSize *int, cursor *time.Time) (*model.AuditPage, error)
 	AuditSummary(ctx context.Context, days *int) (*model.AuditSummary, error)
+	Clusters(ctx context.Context, severity *string, country *string, since *string) (*model.ClusterList, error)
+	ClusterCheck(ctx context.Context, entity string, country *string) (*model.ClusterCheck, error)
+	ClusterGraph(ctx context.Context, slug string) (*model.ClusterNetwork, error)
+	ClusterSubmission(ctx context.Context, requestID string) (*model.ClusterSubmission, error)
 	Me(ctx context.Context) (*graph.Caller, error)
 	APIKeys(ctx context.Context) ([]model.APIKey, error)
 	APIKey(ctx context.Context, id string) (*model.APIKey, error)
@@ -981,6 +1098,461 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Caller.MemberName(childComplexity), true
 
+	case "ClusterCheck.caveats":
+		if e.ComplexityRoot.ClusterCheck.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterCheck.Caveats(childComplexity), true
+	case "ClusterCheck.country":
+		if e.ComplexityRoot.ClusterCheck.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterCheck.Country(childComplexity), true
+	case "ClusterCheck.entity":
+		if e.ComplexityRoot.ClusterCheck.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterCheck.Entity(childComplexity), true
+	case "ClusterCheck.highestSeverity":
+		if e.ComplexityRoot.ClusterCheck.HighestSeverity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterCheck.HighestSeverity(childComplexity), true
+	case "ClusterCheck.leadOnly":
+		if e.ComplexityRoot.ClusterCheck.LeadOnly == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterCheck.LeadOnly(childComplexity), true
+	case "ClusterCheck.matched":
+		if e.ComplexityRoot.ClusterCheck.Matched == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterCheck.Matched(childComplexity), true
+	case "ClusterCheck.matches":
+		if e.ComplexityRoot.ClusterCheck.Matches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterCheck.Matches(childComplexity), true
+	case "ClusterCheck.normalized":
+		if e.ComplexityRoot.ClusterCheck.Normalized == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterCheck.Normalized(childComplexity), true
+
+	case "ClusterEdge.from":
+		if e.ComplexityRoot.ClusterEdge.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterEdge.From(childComplexity), true
+	case "ClusterEdge.kind":
+		if e.ComplexityRoot.ClusterEdge.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterEdge.Kind(childComplexity), true
+	case "ClusterEdge.relation":
+		if e.ComplexityRoot.ClusterEdge.Relation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterEdge.Relation(childComplexity), true
+	case "ClusterEdge.to":
+		if e.ComplexityRoot.ClusterEdge.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterEdge.To(childComplexity), true
+	case "ClusterEdge.via":
+		if e.ComplexityRoot.ClusterEdge.Via == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterEdge.Via(childComplexity), true
+
+	case "ClusterFilters.country":
+		if e.ComplexityRoot.ClusterFilters.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterFilters.Country(childComplexity), true
+	case "ClusterFilters.severity":
+		if e.ComplexityRoot.ClusterFilters.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterFilters.Severity(childComplexity), true
+	case "ClusterFilters.since":
+		if e.ComplexityRoot.ClusterFilters.Since == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterFilters.Since(childComplexity), true
+
+	case "ClusterList.caveats":
+		if e.ComplexityRoot.ClusterList.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterList.Caveats(childComplexity), true
+	case "ClusterList.clusters":
+		if e.ComplexityRoot.ClusterList.Clusters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterList.Clusters(childComplexity), true
+	case "ClusterList.count":
+		if e.ComplexityRoot.ClusterList.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterList.Count(childComplexity), true
+	case "ClusterList.filters":
+		if e.ComplexityRoot.ClusterList.Filters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterList.Filters(childComplexity), true
+
+	case "ClusterNetwork.caption":
+		if e.ComplexityRoot.ClusterNetwork.Caption == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.Caption(childComplexity), true
+	case "ClusterNetwork.caveats":
+		if e.ComplexityRoot.ClusterNetwork.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.Caveats(childComplexity), true
+	case "ClusterNetwork.edges":
+		if e.ComplexityRoot.ClusterNetwork.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.Edges(childComplexity), true
+	case "ClusterNetwork.kind":
+		if e.ComplexityRoot.ClusterNetwork.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.Kind(childComplexity), true
+	case "ClusterNetwork.nodes":
+		if e.ComplexityRoot.ClusterNetwork.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.Nodes(childComplexity), true
+	case "ClusterNetwork.sanctionsNetwork":
+		if e.ComplexityRoot.ClusterNetwork.SanctionsNetwork == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.SanctionsNetwork(childComplexity), true
+	case "ClusterNetwork.slug":
+		if e.ComplexityRoot.ClusterNetwork.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.Slug(childComplexity), true
+	case "ClusterNetwork.source":
+		if e.ComplexityRoot.ClusterNetwork.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.Source(childComplexity), true
+	case "ClusterNetwork.truncated":
+		if e.ComplexityRoot.ClusterNetwork.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNetwork.Truncated(childComplexity), true
+
+	case "ClusterNode.country":
+		if e.ComplexityRoot.ClusterNode.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNode.Country(childComplexity), true
+	case "ClusterNode.id":
+		if e.ComplexityRoot.ClusterNode.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNode.ID(childComplexity), true
+	case "ClusterNode.kind":
+		if e.ComplexityRoot.ClusterNode.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNode.Kind(childComplexity), true
+	case "ClusterNode.label":
+		if e.ComplexityRoot.ClusterNode.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNode.Label(childComplexity), true
+	case "ClusterNode.severity":
+		if e.ComplexityRoot.ClusterNode.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNode.Severity(childComplexity), true
+	case "ClusterNode.slug":
+		if e.ComplexityRoot.ClusterNode.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterNode.Slug(childComplexity), true
+
+	case "ClusterRecord.addedAt":
+		if e.ComplexityRoot.ClusterRecord.AddedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.AddedAt(childComplexity), true
+	case "ClusterRecord.aliases":
+		if e.ComplexityRoot.ClusterRecord.Aliases == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.Aliases(childComplexity), true
+	case "ClusterRecord.country":
+		if e.ComplexityRoot.ClusterRecord.Country == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.Country(childComplexity), true
+	case "ClusterRecord.entityName":
+		if e.ComplexityRoot.ClusterRecord.EntityName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.EntityName(childComplexity), true
+	case "ClusterRecord.group":
+		if e.ComplexityRoot.ClusterRecord.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.Group(childComplexity), true
+	case "ClusterRecord.id":
+		if e.ComplexityRoot.ClusterRecord.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.ID(childComplexity), true
+	case "ClusterRecord.note":
+		if e.ComplexityRoot.ClusterRecord.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.Note(childComplexity), true
+	case "ClusterRecord.severity":
+		if e.ComplexityRoot.ClusterRecord.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.Severity(childComplexity), true
+	case "ClusterRecord.slug":
+		if e.ComplexityRoot.ClusterRecord.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.Slug(childComplexity), true
+	case "ClusterRecord.source":
+		if e.ComplexityRoot.ClusterRecord.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterRecord.Source(childComplexity), true
+
+	case "ClusterSanctionsMember.clusterEntity":
+		if e.ComplexityRoot.ClusterSanctionsMember.ClusterEntity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsMember.ClusterEntity(childComplexity), true
+	case "ClusterSanctionsMember.entityId":
+		if e.ComplexityRoot.ClusterSanctionsMember.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsMember.EntityID(childComplexity), true
+	case "ClusterSanctionsMember.list":
+		if e.ComplexityRoot.ClusterSanctionsMember.List == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsMember.List(childComplexity), true
+	case "ClusterSanctionsMember.listedEntryId":
+		if e.ComplexityRoot.ClusterSanctionsMember.ListedEntryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsMember.ListedEntryID(childComplexity), true
+	case "ClusterSanctionsMember.name":
+		if e.ComplexityRoot.ClusterSanctionsMember.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsMember.Name(childComplexity), true
+	case "ClusterSanctionsMember.quoted":
+		if e.ComplexityRoot.ClusterSanctionsMember.Quoted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsMember.Quoted(childComplexity), true
+	case "ClusterSanctionsMember.sourceId":
+		if e.ComplexityRoot.ClusterSanctionsMember.SourceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsMember.SourceID(childComplexity), true
+
+	case "ClusterSanctionsNetwork.coverage":
+		if e.ComplexityRoot.ClusterSanctionsNetwork.Coverage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsNetwork.Coverage(childComplexity), true
+	case "ClusterSanctionsNetwork.degraded":
+		if e.ComplexityRoot.ClusterSanctionsNetwork.Degraded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsNetwork.Degraded(childComplexity), true
+	case "ClusterSanctionsNetwork.members":
+		if e.ComplexityRoot.ClusterSanctionsNetwork.Members == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsNetwork.Members(childComplexity), true
+	case "ClusterSanctionsNetwork.note":
+		if e.ComplexityRoot.ClusterSanctionsNetwork.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsNetwork.Note(childComplexity), true
+	case "ClusterSanctionsNetwork.screenedEntities":
+		if e.ComplexityRoot.ClusterSanctionsNetwork.ScreenedEntities == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsNetwork.ScreenedEntities(childComplexity), true
+	case "ClusterSanctionsNetwork.staleHours":
+		if e.ComplexityRoot.ClusterSanctionsNetwork.StaleHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsNetwork.StaleHours(childComplexity), true
+	case "ClusterSanctionsNetwork.withheldEntities":
+		if e.ComplexityRoot.ClusterSanctionsNetwork.WithheldEntities == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSanctionsNetwork.WithheldEntities(childComplexity), true
+
+	case "ClusterSubmission.entityName":
+		if e.ComplexityRoot.ClusterSubmission.EntityName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmission.EntityName(childComplexity), true
+	case "ClusterSubmission.linkedBlocklistId":
+		if e.ComplexityRoot.ClusterSubmission.LinkedBlocklistID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmission.LinkedBlocklistID(childComplexity), true
+	case "ClusterSubmission.requestId":
+		if e.ComplexityRoot.ClusterSubmission.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmission.RequestID(childComplexity), true
+	case "ClusterSubmission.submittedAt":
+		if e.ComplexityRoot.ClusterSubmission.SubmittedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmission.SubmittedAt(childComplexity), true
+	case "ClusterSubmission.triageStatus":
+		if e.ComplexityRoot.ClusterSubmission.TriageStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmission.TriageStatus(childComplexity), true
+	case "ClusterSubmission.triagedAt":
+		if e.ComplexityRoot.ClusterSubmission.TriagedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmission.TriagedAt(childComplexity), true
+	case "ClusterSubmission.triagedBy":
+		if e.ComplexityRoot.ClusterSubmission.TriagedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmission.TriagedBy(childComplexity), true
+	case "ClusterSubmission.version":
+		if e.ComplexityRoot.ClusterSubmission.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmission.Version(childComplexity), true
+
+	case "ClusterSubmissionReceipt.licensingAcknowledgment":
+		if e.ComplexityRoot.ClusterSubmissionReceipt.LicensingAcknowledgment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmissionReceipt.LicensingAcknowledgment(childComplexity), true
+	case "ClusterSubmissionReceipt.nextSteps":
+		if e.ComplexityRoot.ClusterSubmissionReceipt.NextSteps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmissionReceipt.NextSteps(childComplexity), true
+	case "ClusterSubmissionReceipt.requestId":
+		if e.ComplexityRoot.ClusterSubmissionReceipt.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmissionReceipt.RequestID(childComplexity), true
+	case "ClusterSubmissionReceipt.reviewEtaHours":
+		if e.ComplexityRoot.ClusterSubmissionReceipt.ReviewEtaHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmissionReceipt.ReviewEtaHours(childComplexity), true
+	case "ClusterSubmissionReceipt.status":
+		if e.ComplexityRoot.ClusterSubmissionReceipt.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmissionReceipt.Status(childComplexity), true
+	case "ClusterSubmissionReceipt.submittedAt":
+		if e.ComplexityRoot.ClusterSubmissionReceipt.SubmittedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmissionReceipt.SubmittedAt(childComplexity), true
+	case "ClusterSubmissionReceipt.version":
+		if e.ComplexityRoot.ClusterSubmissionReceipt.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterSubmissionReceipt.Version(childComplexity), true
+
 	case "Coverage.caveats":
 		if e.ComplexityRoot.Coverage.Caveats == nil {
 			break
@@ -1202,6 +1774,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeAPIKey(childComplexity, args["id"].(string)), true
+	case "Mutation.submitCluster":
+		if e.ComplexityRoot.Mutation.SubmitCluster == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_submitCluster_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SubmitCluster(childComplexity, args["input"].(model.ClusterSubmissionInput)), true
 	case "Mutation.testWebhookSubscription":
 		if e.ComplexityRoot.Mutation.TestWebhookSubscription == nil {
 			break
@@ -1667,6 +2250,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AuditSummary(childComplexity, args["days"].(*int)), true
+	case "Query.clusterCheck":
+		if e.ComplexityRoot.Query.ClusterCheck == nil {
+			break
+		}
+
+		args, err := ec.field_Query_clusterCheck_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ClusterCheck(childComplexity, args["entity"].(string), args["country"].(*string)), true
+	case "Query.clusterGraph":
+		if e.ComplexityRoot.Query.ClusterGraph == nil {
+			break
+		}
+
+		args, err := ec.field_Query_clusterGraph_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ClusterGraph(childComplexity, args["slug"].(string)), true
+	case "Query.clusterSubmission":
+		if e.ComplexityRoot.Query.ClusterSubmission == nil {
+			break
+		}
+
+		args, err := ec.field_Query_clusterSubmission_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ClusterSubmission(childComplexity, args["requestId"].(string)), true
+	case "Query.clusters":
+		if e.ComplexityRoot.Query.Clusters == nil {
+			break
+		}
+
+		args, err := ec.field_Query_clusters_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Clusters(childComplexity, args["severity"].(*string), args["country"].(*string), args["since"].(*string)), true
 	case "Query.entities":
 		if e.ComplexityRoot.Query.Entities == nil {
 			break
@@ -3012,6 +3639,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputClusterSubmissionInput,
 		ec.unmarshalInputCreateApiKeyInput,
 		ec.unmarshalInputCreateWebhookSubscriptionInput,
 		ec.unmarshalInputUboScreenInput,
@@ -3155,6 +3783,190 @@ type AuditSummary {
 type ScopeCount {
   scope: String!
   count: Int!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/clusters.graphqls", Input: `extend type Query {
+  """
+  Cluster records, newest first; the filters applied are echoed back.
+  severity: confirmed, likely or suspected; country: ISO code or name;
+  since: ISO 8601 date-time (records added after it). Needs a production
+  key with the cluster scope; shares the 60 per minute limit of
+  GET /api/v1/clusters.
+  """
+  clusters(severity: String, country: String, since: String): ClusterList!
+  """
+  The exact-match entity check: the name normalized (non-alphanumerics
+  stripped, case folded; at least 2 letters or digits) against normalized
+  names and aliases, never a substring; country restricts. A suspected match
+  is a lead, not a confirmed fraud. Sandbox keys may call it (cluster
+  scope); shares the 120 per minute limit of GET /api/v1/clusters/check.
+  """
+  clusterCheck(entity: String!, country: String): ClusterCheck!
+  """
+  The cluster graph of a teardown-group slug or an entity slug, from the
+  graph database, with its sanctions network. NOT_FOUND when the slug
+  resolves to no linked network. Needs a production key with the cluster scope.
+  """
+  clusterGraph(slug: String!): ClusterNetwork!
+  "A submission made by the caller's member (requestId with or without sub_)."
+  clusterSubmission(requestId: String!): ClusterSubmission!
+}
+
+extend type Mutation {
+  """
+  Submits a suspected scam entity for triage (72-hour target). Submissions
+  are licensed exclusively to the service; the submitter is never named
+  publicly. 5 per minute per key (shared with POST /api/v1/clusters/submit)
+  and 50 per 24 hours per submitter email.
+  """
+  submitCluster(input: ClusterSubmissionInput!): ClusterSubmissionReceipt!
+}
+
+"A free-form JSON object."
+scalar ClusterEvidenceNotes
+
+type ClusterRecord {
+  id: String!
+  slug: String!
+  entityName: String!
+  aliases: [String!]!
+  "confirmed, likely or suspected (a publicly reported lead, not a confirmed fraud)."
+  severity: String!
+  "ISO 3166-1 alpha-2; null when unknown."
+  country: String
+  "Teardown-group slug; null for none."
+  group: String
+  addedAt: DateTime!
+  source: String!
+  "Set on suspected records."
+  note: String
+}
+
+type ClusterFilters {
+  severity: String
+  country: String
+  since: DateTime
+}
+
+type ClusterList {
+  count: Int!
+  clusters: [ClusterRecord!]!
+  filters: ClusterFilters!
+  caveats: [String!]!
+}
+
+type ClusterCheck {
+  matched: Boolean!
+  "Highest severity first."
+  matches: [ClusterRecord!]!
+  "confirmed > likely > suspected; null when nothing matched."
+  highestSeverity: String
+  entity: String!
+  normalized: String!
+  country: String
+  "True when every match is suspected: leads, not confirmed frauds."
+  leadOnly: Boolean!
+  caveats: [String!]!
+}
+
+type ClusterNode {
+  id: String!
+  "entity or group."
+  kind: String!
+  slug: String!
+  label: String!
+  severity: String
+  country: String
+}
+
+type ClusterEdge {
+  "hub (group membership) or cross_reference (shared alias)."
+  kind: String!
+  "member_of or shares_alias."
+  relation: String!
+  from: String!
+  to: String!
+  "The shared name, on cross-reference edges."
+  via: String
+}
+
+type ClusterSanctionsMember {
+  "The source entry, <list>:<source_id>."
+  entityId: String!
+  list: String!
+  sourceId: String!
+  name: String!
+  "The link as the list's remarks state it, verbatim."
+  quoted: String!
+  listedEntryId: String!
+  clusterEntity: String!
+}
+
+type ClusterSanctionsNetwork {
+  members: [ClusterSanctionsMember!]!
+  "available, no_links_recorded, not_screened, withheld or unavailable."
+  coverage: String!
+  "True only for unavailable: absence is then not evidence of absence."
+  degraded: Boolean!
+  "Age of the local sanctions snapshot in hours, once past 48."
+  staleHours: Int
+  screenedEntities: Int!
+  withheldEntities: Int!
+  note: String!
+}
+
+type ClusterNetwork {
+  slug: String!
+  "group or entity."
+  kind: String!
+  nodes: [ClusterNode!]!
+  edges: [ClusterEdge!]!
+  caption: String!
+  sanctionsNetwork: ClusterSanctionsNetwork!
+  "graph, or registry when the graph database was unavailable (the sanctions network is then unavailable)."
+  source: String!
+  truncated: Boolean!
+  caveats: [String!]!
+}
+
+type ClusterSubmission {
+  requestId: String!
+  "pending, accepted, rejected or duplicate."
+  triageStatus: String!
+  entityName: String!
+  submittedAt: DateTime!
+  triagedAt: DateTime
+  triagedBy: String
+  linkedBlocklistId: String
+  version: String!
+}
+
+input ClusterSubmissionInput {
+  "Required; never public."
+  submitterEmail: String!
+  "2 to 300 characters."
+  entityName: String!
+  "40 to 5000 characters."
+  pitchSummary: String!
+  submitterRole: String
+  submitterAffiliation: String
+  entityCountry: String
+  entityLinkedinUrl: String
+  entityEmailDomains: [String!]
+  contactChannels: [String!]
+  evidenceUrls: [String!]
+  "Common keys: claimed_principal, claimed_volume_mt, warm_introducer_name, cargo_specs."
+  evidenceNotes: ClusterEvidenceNotes
+}
+
+type ClusterSubmissionReceipt {
+  requestId: String!
+  status: String!
+  reviewEtaHours: Int!
+  licensingAcknowledgment: String!
+  nextSteps: [String!]!
+  version: String!
+  submittedAt: DateTime!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/keys.graphqls", Input: `extend type Query {
@@ -4109,6 +4921,220 @@ func (ec *executionContext) childFields_Caller(ctx context.Context, field graphq
 		return ec.fieldContext_Caller_key(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Caller", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterCheck(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "matched":
+		return ec.fieldContext_ClusterCheck_matched(ctx, field)
+	case "matches":
+		return ec.fieldContext_ClusterCheck_matches(ctx, field)
+	case "highestSeverity":
+		return ec.fieldContext_ClusterCheck_highestSeverity(ctx, field)
+	case "entity":
+		return ec.fieldContext_ClusterCheck_entity(ctx, field)
+	case "normalized":
+		return ec.fieldContext_ClusterCheck_normalized(ctx, field)
+	case "country":
+		return ec.fieldContext_ClusterCheck_country(ctx, field)
+	case "leadOnly":
+		return ec.fieldContext_ClusterCheck_leadOnly(ctx, field)
+	case "caveats":
+		return ec.fieldContext_ClusterCheck_caveats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterCheck", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ClusterEdge_kind(ctx, field)
+	case "relation":
+		return ec.fieldContext_ClusterEdge_relation(ctx, field)
+	case "from":
+		return ec.fieldContext_ClusterEdge_from(ctx, field)
+	case "to":
+		return ec.fieldContext_ClusterEdge_to(ctx, field)
+	case "via":
+		return ec.fieldContext_ClusterEdge_via(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterFilters(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "severity":
+		return ec.fieldContext_ClusterFilters_severity(ctx, field)
+	case "country":
+		return ec.fieldContext_ClusterFilters_country(ctx, field)
+	case "since":
+		return ec.fieldContext_ClusterFilters_since(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterFilters", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "count":
+		return ec.fieldContext_ClusterList_count(ctx, field)
+	case "clusters":
+		return ec.fieldContext_ClusterList_clusters(ctx, field)
+	case "filters":
+		return ec.fieldContext_ClusterList_filters(ctx, field)
+	case "caveats":
+		return ec.fieldContext_ClusterList_caveats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterList", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterNetwork(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "slug":
+		return ec.fieldContext_ClusterNetwork_slug(ctx, field)
+	case "kind":
+		return ec.fieldContext_ClusterNetwork_kind(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ClusterNetwork_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_ClusterNetwork_edges(ctx, field)
+	case "caption":
+		return ec.fieldContext_ClusterNetwork_caption(ctx, field)
+	case "sanctionsNetwork":
+		return ec.fieldContext_ClusterNetwork_sanctionsNetwork(ctx, field)
+	case "source":
+		return ec.fieldContext_ClusterNetwork_source(ctx, field)
+	case "truncated":
+		return ec.fieldContext_ClusterNetwork_truncated(ctx, field)
+	case "caveats":
+		return ec.fieldContext_ClusterNetwork_caveats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterNetwork", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterNode(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ClusterNode_id(ctx, field)
+	case "kind":
+		return ec.fieldContext_ClusterNode_kind(ctx, field)
+	case "slug":
+		return ec.fieldContext_ClusterNode_slug(ctx, field)
+	case "label":
+		return ec.fieldContext_ClusterNode_label(ctx, field)
+	case "severity":
+		return ec.fieldContext_ClusterNode_severity(ctx, field)
+	case "country":
+		return ec.fieldContext_ClusterNode_country(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterNode", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ClusterRecord_id(ctx, field)
+	case "slug":
+		return ec.fieldContext_ClusterRecord_slug(ctx, field)
+	case "entityName":
+		return ec.fieldContext_ClusterRecord_entityName(ctx, field)
+	case "aliases":
+		return ec.fieldContext_ClusterRecord_aliases(ctx, field)
+	case "severity":
+		return ec.fieldContext_ClusterRecord_severity(ctx, field)
+	case "country":
+		return ec.fieldContext_ClusterRecord_country(ctx, field)
+	case "group":
+		return ec.fieldContext_ClusterRecord_group(ctx, field)
+	case "addedAt":
+		return ec.fieldContext_ClusterRecord_addedAt(ctx, field)
+	case "source":
+		return ec.fieldContext_ClusterRecord_source(ctx, field)
+	case "note":
+		return ec.fieldContext_ClusterRecord_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterSanctionsMember(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entityId":
+		return ec.fieldContext_ClusterSanctionsMember_entityId(ctx, field)
+	case "list":
+		return ec.fieldContext_ClusterSanctionsMember_list(ctx, field)
+	case "sourceId":
+		return ec.fieldContext_ClusterSanctionsMember_sourceId(ctx, field)
+	case "name":
+		return ec.fieldContext_ClusterSanctionsMember_name(ctx, field)
+	case "quoted":
+		return ec.fieldContext_ClusterSanctionsMember_quoted(ctx, field)
+	case "listedEntryId":
+		return ec.fieldContext_ClusterSanctionsMember_listedEntryId(ctx, field)
+	case "clusterEntity":
+		return ec.fieldContext_ClusterSanctionsMember_clusterEntity(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterSanctionsMember", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterSanctionsNetwork(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "members":
+		return ec.fieldContext_ClusterSanctionsNetwork_members(ctx, field)
+	case "coverage":
+		return ec.fieldContext_ClusterSanctionsNetwork_coverage(ctx, field)
+	case "degraded":
+		return ec.fieldContext_ClusterSanctionsNetwork_degraded(ctx, field)
+	case "staleHours":
+		return ec.fieldContext_ClusterSanctionsNetwork_staleHours(ctx, field)
+	case "screenedEntities":
+		return ec.fieldContext_ClusterSanctionsNetwork_screenedEntities(ctx, field)
+	case "withheldEntities":
+		return ec.fieldContext_ClusterSanctionsNetwork_withheldEntities(ctx, field)
+	case "note":
+		return ec.fieldContext_ClusterSanctionsNetwork_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterSanctionsNetwork", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterSubmission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "requestId":
+		return ec.fieldContext_ClusterSubmission_requestId(ctx, field)
+	case "triageStatus":
+		return ec.fieldContext_ClusterSubmission_triageStatus(ctx, field)
+	case "entityName":
+		return ec.fieldContext_ClusterSubmission_entityName(ctx, field)
+	case "submittedAt":
+		return ec.fieldContext_ClusterSubmission_submittedAt(ctx, field)
+	case "triagedAt":
+		return ec.fieldContext_ClusterSubmission_triagedAt(ctx, field)
+	case "triagedBy":
+		return ec.fieldContext_ClusterSubmission_triagedBy(ctx, field)
+	case "linkedBlocklistId":
+		return ec.fieldContext_ClusterSubmission_linkedBlocklistId(ctx, field)
+	case "version":
+		return ec.fieldContext_ClusterSubmission_version(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterSubmission", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterSubmissionReceipt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "requestId":
+		return ec.fieldContext_ClusterSubmissionReceipt_requestId(ctx, field)
+	case "status":
+		return ec.fieldContext_ClusterSubmissionReceipt_status(ctx, field)
+	case "reviewEtaHours":
+		return ec.fieldContext_ClusterSubmissionReceipt_reviewEtaHours(ctx, field)
+	case "licensingAcknowledgment":
+		return ec.fieldContext_ClusterSubmissionReceipt_licensingAcknowledgment(ctx, field)
+	case "nextSteps":
+		return ec.fieldContext_ClusterSubmissionReceipt_nextSteps(ctx, field)
+	case "version":
+		return ec.fieldContext_ClusterSubmissionReceipt_version(ctx, field)
+	case "submittedAt":
+		return ec.fieldContext_ClusterSubmissionReceipt_submittedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterSubmissionReceipt", field.Name)
 }
 
 func (ec *executionContext) childFields_Coverage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5165,6 +6191,20 @@ func (ec *executionContext) field_Mutation_revokeApiKey_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_submitCluster_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ClusterSubmissionInput, error) {
+			return ec.unmarshalNClusterSubmissionInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSubmissionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_testWebhookSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5332,6 +6372,86 @@ func (ec *executionContext) field_Query_auditSummary_args(ctx context.Context, r
 		return nil, err
 	}
 	args["days"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_clusterCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "entity",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["entity"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "country",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["country"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_clusterGraph_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["slug"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_clusterSubmission_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "requestId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_clusters_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "severity",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["severity"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "country",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["country"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg2
 	return args, nil
 }
 
@@ -6756,6 +7876,1771 @@ func (ec *executionContext) fieldContext_Caller_key(_ context.Context, field gra
 	return fc, nil
 }
 
+func (ec *executionContext) _ClusterCheck_matched(ctx context.Context, field graphql.CollectedField, obj *model.ClusterCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterCheck_matched(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Matched, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterCheck_matched(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterCheck", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterCheck_matches(ctx context.Context, field graphql.CollectedField, obj *model.ClusterCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterCheck_matches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Matches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ClusterRecord) graphql.Marshaler {
+			return ec.marshalNClusterRecord2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterCheck_matches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClusterCheck",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClusterCheck_highestSeverity(ctx context.Context, field graphql.CollectedField, obj *model.ClusterCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterCheck_highestSeverity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HighestSeverity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterCheck_highestSeverity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterCheck", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterCheck_entity(ctx context.Context, field graphql.CollectedField, obj *model.ClusterCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterCheck_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterCheck_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterCheck", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterCheck_normalized(ctx context.Context, field graphql.CollectedField, obj *model.ClusterCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterCheck_normalized(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Normalized, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterCheck_normalized(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterCheck", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterCheck_country(ctx context.Context, field graphql.CollectedField, obj *model.ClusterCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterCheck_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterCheck_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterCheck", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterCheck_leadOnly(ctx context.Context, field graphql.CollectedField, obj *model.ClusterCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterCheck_leadOnly(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeadOnly, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterCheck_leadOnly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterCheck", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterCheck_caveats(ctx context.Context, field graphql.CollectedField, obj *model.ClusterCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterCheck_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterCheck_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterCheck", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterEdge_kind(ctx context.Context, field graphql.CollectedField, obj *model.ClusterEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterEdge_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterEdge_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterEdge_relation(ctx context.Context, field graphql.CollectedField, obj *model.ClusterEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterEdge_relation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Relation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterEdge_relation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterEdge_from(ctx context.Context, field graphql.CollectedField, obj *model.ClusterEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterEdge_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterEdge_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterEdge_to(ctx context.Context, field graphql.CollectedField, obj *model.ClusterEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterEdge_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterEdge_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterEdge_via(ctx context.Context, field graphql.CollectedField, obj *model.ClusterEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterEdge_via(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Via, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterEdge_via(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterFilters_severity(ctx context.Context, field graphql.CollectedField, obj *model.ClusterFilters) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterFilters_severity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Severity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterFilters_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterFilters", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterFilters_country(ctx context.Context, field graphql.CollectedField, obj *model.ClusterFilters) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterFilters_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterFilters_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterFilters", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterFilters_since(ctx context.Context, field graphql.CollectedField, obj *model.ClusterFilters) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterFilters_since(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Since, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterFilters_since(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterFilters", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterList_count(ctx context.Context, field graphql.CollectedField, obj *model.ClusterList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterList_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterList_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterList", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterList_clusters(ctx context.Context, field graphql.CollectedField, obj *model.ClusterList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterList_clusters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clusters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ClusterRecord) graphql.Marshaler {
+			return ec.marshalNClusterRecord2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterList_clusters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClusterList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClusterList_filters(ctx context.Context, field graphql.CollectedField, obj *model.ClusterList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterList_filters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Filters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClusterFilters) graphql.Marshaler {
+			return ec.marshalNClusterFilters2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterFilters(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterList_filters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClusterList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterFilters(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClusterList_caveats(ctx context.Context, field graphql.CollectedField, obj *model.ClusterList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterList_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterList_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterList", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNetwork_slug(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNetwork", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNetwork_kind(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNetwork", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNetwork_nodes(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ClusterNode) graphql.Marshaler {
+			return ec.marshalNClusterNode2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterNodeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClusterNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterNode(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClusterNetwork_edges(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ClusterEdge) graphql.Marshaler {
+			return ec.marshalNClusterEdge2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClusterNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClusterNetwork_caption(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_caption(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caption, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_caption(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNetwork", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNetwork_sanctionsNetwork(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_sanctionsNetwork(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SanctionsNetwork, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClusterSanctionsNetwork) graphql.Marshaler {
+			return ec.marshalNClusterSanctionsNetwork2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSanctionsNetwork(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_sanctionsNetwork(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClusterNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterSanctionsNetwork(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClusterNetwork_source(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNetwork", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNetwork_truncated(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNetwork", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNetwork_caveats(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNetwork_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNetwork_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNetwork", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNode_id(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNode_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNode_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNode_kind(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNode_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNode_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNode_slug(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNode_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNode_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNode_label(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNode_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNode_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNode_severity(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNode_severity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Severity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNode_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterNode_country(ctx context.Context, field graphql.CollectedField, obj *model.ClusterNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterNode_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterNode_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_id(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_slug(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_entityName(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_entityName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_entityName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_aliases(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_aliases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Aliases, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_aliases(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_severity(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_severity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Severity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_country(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_country(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Country, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_country(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_group(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_group(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Group, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_addedAt(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_addedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AddedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_addedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_source(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterRecord_note(ctx context.Context, field graphql.CollectedField, obj *model.ClusterRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterRecord_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterRecord_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterRecord", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsMember_entityId(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsMember_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsMember_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsMember", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsMember_list(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsMember_list(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.List, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsMember_list(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsMember", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsMember_sourceId(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsMember_sourceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SourceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsMember_sourceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsMember", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsMember_name(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsMember_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsMember_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsMember", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsMember_quoted(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsMember_quoted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Quoted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsMember_quoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsMember", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsMember_listedEntryId(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsMember_listedEntryId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ListedEntryID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsMember_listedEntryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsMember", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsMember_clusterEntity(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsMember_clusterEntity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterEntity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsMember_clusterEntity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsMember", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsNetwork_members(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsNetwork_members(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Members, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ClusterSanctionsMember) graphql.Marshaler {
+			return ec.marshalNClusterSanctionsMember2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSanctionsMemberᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsNetwork_members(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClusterSanctionsNetwork",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterSanctionsMember(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClusterSanctionsNetwork_coverage(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsNetwork_coverage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coverage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsNetwork_coverage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsNetwork", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsNetwork_degraded(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsNetwork_degraded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Degraded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsNetwork_degraded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsNetwork", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsNetwork_staleHours(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsNetwork_staleHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StaleHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsNetwork_staleHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsNetwork", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsNetwork_screenedEntities(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsNetwork_screenedEntities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScreenedEntities, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsNetwork_screenedEntities(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsNetwork", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsNetwork_withheldEntities(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsNetwork_withheldEntities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WithheldEntities, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsNetwork_withheldEntities(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsNetwork", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSanctionsNetwork_note(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSanctionsNetwork) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSanctionsNetwork_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSanctionsNetwork_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSanctionsNetwork", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmission_requestId(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmission_requestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmission_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmission", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmission_triageStatus(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmission_triageStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TriageStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmission_triageStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmission", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmission_entityName(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmission_entityName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmission_entityName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmission", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmission_submittedAt(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmission_submittedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmittedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmission_submittedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmission", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmission_triagedAt(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmission_triagedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TriagedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmission_triagedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmission", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmission_triagedBy(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmission_triagedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TriagedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmission_triagedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmission", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmission_linkedBlocklistId(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmission_linkedBlocklistId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkedBlocklistID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmission_linkedBlocklistId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmission", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmission_version(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmission_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmission_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmission", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmissionReceipt_requestId(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmissionReceipt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmissionReceipt_requestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmissionReceipt_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmissionReceipt", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmissionReceipt_status(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmissionReceipt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmissionReceipt_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmissionReceipt_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmissionReceipt", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmissionReceipt_reviewEtaHours(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmissionReceipt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmissionReceipt_reviewEtaHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReviewEtaHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmissionReceipt_reviewEtaHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmissionReceipt", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmissionReceipt_licensingAcknowledgment(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmissionReceipt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmissionReceipt_licensingAcknowledgment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LicensingAcknowledgment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmissionReceipt_licensingAcknowledgment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmissionReceipt", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmissionReceipt_nextSteps(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmissionReceipt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmissionReceipt_nextSteps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextSteps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmissionReceipt_nextSteps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmissionReceipt", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmissionReceipt_version(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmissionReceipt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmissionReceipt_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmissionReceipt_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmissionReceipt", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClusterSubmissionReceipt_submittedAt(ctx context.Context, field graphql.CollectedField, obj *model.ClusterSubmissionReceipt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterSubmissionReceipt_submittedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubmittedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterSubmissionReceipt_submittedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterSubmissionReceipt", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _Coverage_sanctionsLists(ctx context.Context, field graphql.CollectedField, obj *graph.Coverage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7498,6 +10383,50 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiKey(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_revokeApiKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_submitCluster(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_submitCluster(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SubmitCluster(ctx, fc.Args["input"].(model.ClusterSubmissionInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClusterSubmissionReceipt) graphql.Marshaler {
+			return ec.marshalNClusterSubmissionReceipt2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSubmissionReceipt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_submitCluster(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterSubmissionReceipt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_submitCluster_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -9474,6 +12403,182 @@ func (ec *executionContext) fieldContext_Query_auditSummary(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_auditSummary_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_clusters(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_clusters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Clusters(ctx, fc.Args["severity"].(*string), fc.Args["country"].(*string), fc.Args["since"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClusterList) graphql.Marshaler {
+			return ec.marshalNClusterList2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_clusters(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_clusters_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_clusterCheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_clusterCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ClusterCheck(ctx, fc.Args["entity"].(string), fc.Args["country"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClusterCheck) graphql.Marshaler {
+			return ec.marshalNClusterCheck2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterCheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_clusterCheck(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterCheck(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_clusterCheck_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_clusterGraph(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_clusterGraph(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ClusterGraph(ctx, fc.Args["slug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClusterNetwork) graphql.Marshaler {
+			return ec.marshalNClusterNetwork2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterNetwork(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_clusterGraph(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterNetwork(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_clusterGraph_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_clusterSubmission(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_clusterSubmission(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ClusterSubmission(ctx, fc.Args["requestId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClusterSubmission) graphql.Marshaler {
+			return ec.marshalNClusterSubmission2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSubmission(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_clusterSubmission(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterSubmission(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_clusterSubmission_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15975,6 +19080,106 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputClusterSubmissionInput(ctx context.Context, obj any) (model.ClusterSubmissionInput, error) {
+	var it model.ClusterSubmissionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"submitterEmail", "entityName", "pitchSummary", "submitterRole", "submitterAffiliation", "entityCountry", "entityLinkedinUrl", "entityEmailDomains", "contactChannels", "evidenceUrls", "evidenceNotes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "submitterEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submitterEmail"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmitterEmail = data
+		case "entityName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityName = data
+		case "pitchSummary":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pitchSummary"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PitchSummary = data
+		case "submitterRole":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submitterRole"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmitterRole = data
+		case "submitterAffiliation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("submitterAffiliation"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SubmitterAffiliation = data
+		case "entityCountry":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityCountry"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityCountry = data
+		case "entityLinkedinUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityLinkedinUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityLinkedinURL = data
+		case "entityEmailDomains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entityEmailDomains"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EntityEmailDomains = data
+		case "contactChannels":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contactChannels"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContactChannels = data
+		case "evidenceUrls":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceUrls"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceUrls = data
+		case "evidenceNotes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceNotes"))
+			data, err := ec.unmarshalOClusterEvidenceNotes2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceNotes = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateApiKeyInput(ctx context.Context, obj any) (model.CreateAPIKeyInput, error) {
 	var it model.CreateAPIKeyInput
 	if obj == nil {
@@ -16956,6 +20161,739 @@ func (ec *executionContext) _Caller(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var clusterCheckImplementors = []string{"ClusterCheck"}
+
+func (ec *executionContext) _ClusterCheck(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterCheck) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterCheckImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterCheck")
+		case "matched":
+			out.Values[i] = ec._ClusterCheck_matched(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matches":
+			out.Values[i] = ec._ClusterCheck_matches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "highestSeverity":
+			out.Values[i] = ec._ClusterCheck_highestSeverity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "entity":
+			out.Values[i] = ec._ClusterCheck_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "normalized":
+			out.Values[i] = ec._ClusterCheck_normalized(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "country":
+			out.Values[i] = ec._ClusterCheck_country(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "leadOnly":
+			out.Values[i] = ec._ClusterCheck_leadOnly(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._ClusterCheck_caveats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterEdgeImplementors = []string{"ClusterEdge"}
+
+func (ec *executionContext) _ClusterEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterEdge")
+		case "kind":
+			out.Values[i] = ec._ClusterEdge_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relation":
+			out.Values[i] = ec._ClusterEdge_relation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "from":
+			out.Values[i] = ec._ClusterEdge_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._ClusterEdge_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "via":
+			out.Values[i] = ec._ClusterEdge_via(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterFiltersImplementors = []string{"ClusterFilters"}
+
+func (ec *executionContext) _ClusterFilters(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterFilters) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterFiltersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterFilters")
+		case "severity":
+			out.Values[i] = ec._ClusterFilters_severity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "country":
+			out.Values[i] = ec._ClusterFilters_country(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "since":
+			out.Values[i] = ec._ClusterFilters_since(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterListImplementors = []string{"ClusterList"}
+
+func (ec *executionContext) _ClusterList(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterList) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterListImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterList")
+		case "count":
+			out.Values[i] = ec._ClusterList_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clusters":
+			out.Values[i] = ec._ClusterList_clusters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "filters":
+			out.Values[i] = ec._ClusterList_filters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._ClusterList_caveats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterNetworkImplementors = []string{"ClusterNetwork"}
+
+func (ec *executionContext) _ClusterNetwork(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterNetwork) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterNetworkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterNetwork")
+		case "slug":
+			out.Values[i] = ec._ClusterNetwork_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._ClusterNetwork_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._ClusterNetwork_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._ClusterNetwork_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caption":
+			out.Values[i] = ec._ClusterNetwork_caption(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sanctionsNetwork":
+			out.Values[i] = ec._ClusterNetwork_sanctionsNetwork(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._ClusterNetwork_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._ClusterNetwork_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._ClusterNetwork_caveats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterNodeImplementors = []string{"ClusterNode"}
+
+func (ec *executionContext) _ClusterNode(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterNode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterNodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterNode")
+		case "id":
+			out.Values[i] = ec._ClusterNode_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._ClusterNode_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slug":
+			out.Values[i] = ec._ClusterNode_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._ClusterNode_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "severity":
+			out.Values[i] = ec._ClusterNode_severity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "country":
+			out.Values[i] = ec._ClusterNode_country(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterRecordImplementors = []string{"ClusterRecord"}
+
+func (ec *executionContext) _ClusterRecord(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterRecord")
+		case "id":
+			out.Values[i] = ec._ClusterRecord_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slug":
+			out.Values[i] = ec._ClusterRecord_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entityName":
+			out.Values[i] = ec._ClusterRecord_entityName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "aliases":
+			out.Values[i] = ec._ClusterRecord_aliases(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "severity":
+			out.Values[i] = ec._ClusterRecord_severity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "country":
+			out.Values[i] = ec._ClusterRecord_country(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "group":
+			out.Values[i] = ec._ClusterRecord_group(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "addedAt":
+			out.Values[i] = ec._ClusterRecord_addedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._ClusterRecord_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "note":
+			out.Values[i] = ec._ClusterRecord_note(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterSanctionsMemberImplementors = []string{"ClusterSanctionsMember"}
+
+func (ec *executionContext) _ClusterSanctionsMember(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterSanctionsMember) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterSanctionsMemberImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterSanctionsMember")
+		case "entityId":
+			out.Values[i] = ec._ClusterSanctionsMember_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "list":
+			out.Values[i] = ec._ClusterSanctionsMember_list(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceId":
+			out.Values[i] = ec._ClusterSanctionsMember_sourceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ClusterSanctionsMember_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quoted":
+			out.Values[i] = ec._ClusterSanctionsMember_quoted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "listedEntryId":
+			out.Values[i] = ec._ClusterSanctionsMember_listedEntryId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clusterEntity":
+			out.Values[i] = ec._ClusterSanctionsMember_clusterEntity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterSanctionsNetworkImplementors = []string{"ClusterSanctionsNetwork"}
+
+func (ec *executionContext) _ClusterSanctionsNetwork(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterSanctionsNetwork) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterSanctionsNetworkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterSanctionsNetwork")
+		case "members":
+			out.Values[i] = ec._ClusterSanctionsNetwork_members(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "coverage":
+			out.Values[i] = ec._ClusterSanctionsNetwork_coverage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "degraded":
+			out.Values[i] = ec._ClusterSanctionsNetwork_degraded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "staleHours":
+			out.Values[i] = ec._ClusterSanctionsNetwork_staleHours(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "screenedEntities":
+			out.Values[i] = ec._ClusterSanctionsNetwork_screenedEntities(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withheldEntities":
+			out.Values[i] = ec._ClusterSanctionsNetwork_withheldEntities(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "note":
+			out.Values[i] = ec._ClusterSanctionsNetwork_note(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterSubmissionImplementors = []string{"ClusterSubmission"}
+
+func (ec *executionContext) _ClusterSubmission(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterSubmission) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterSubmissionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterSubmission")
+		case "requestId":
+			out.Values[i] = ec._ClusterSubmission_requestId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "triageStatus":
+			out.Values[i] = ec._ClusterSubmission_triageStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entityName":
+			out.Values[i] = ec._ClusterSubmission_entityName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submittedAt":
+			out.Values[i] = ec._ClusterSubmission_submittedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "triagedAt":
+			out.Values[i] = ec._ClusterSubmission_triagedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "triagedBy":
+			out.Values[i] = ec._ClusterSubmission_triagedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "linkedBlocklistId":
+			out.Values[i] = ec._ClusterSubmission_linkedBlocklistId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._ClusterSubmission_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clusterSubmissionReceiptImplementors = []string{"ClusterSubmissionReceipt"}
+
+func (ec *executionContext) _ClusterSubmissionReceipt(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterSubmissionReceipt) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterSubmissionReceiptImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterSubmissionReceipt")
+		case "requestId":
+			out.Values[i] = ec._ClusterSubmissionReceipt_requestId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ClusterSubmissionReceipt_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reviewEtaHours":
+			out.Values[i] = ec._ClusterSubmissionReceipt_reviewEtaHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "licensingAcknowledgment":
+			out.Values[i] = ec._ClusterSubmissionReceipt_licensingAcknowledgment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextSteps":
+			out.Values[i] = ec._ClusterSubmissionReceipt_nextSteps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._ClusterSubmissionReceipt_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submittedAt":
+			out.Values[i] = ec._ClusterSubmissionReceipt_submittedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var coverageImplementors = []string{"Coverage"}
 
 func (ec *executionContext) _Coverage(ctx context.Context, sel ast.SelectionSet, obj *graph.Coverage) graphql.Marshaler {
@@ -17429,6 +21367,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "revokeApiKey":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_revokeApiKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submitCluster":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_submitCluster(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -18434,6 +22379,94 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_auditSummary(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "clusters":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_clusters(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "clusterCheck":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_clusterCheck(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "clusterGraph":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_clusterGraph(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "clusterSubmission":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_clusterSubmission(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -21606,6 +25639,161 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNClusterCheck2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterCheck(ctx context.Context, sel ast.SelectionSet, v *model.ClusterCheck) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ClusterCheck(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNClusterEdge2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterEdge(ctx context.Context, sel ast.SelectionSet, v model.ClusterEdge) graphql.Marshaler {
+	return ec._ClusterEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNClusterEdge2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ClusterEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClusterEdge2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNClusterFilters2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterFilters(ctx context.Context, sel ast.SelectionSet, v *model.ClusterFilters) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ClusterFilters(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNClusterList2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterList(ctx context.Context, sel ast.SelectionSet, v *model.ClusterList) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ClusterList(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNClusterNetwork2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterNetwork(ctx context.Context, sel ast.SelectionSet, v *model.ClusterNetwork) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ClusterNetwork(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNClusterNode2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterNode(ctx context.Context, sel ast.SelectionSet, v model.ClusterNode) graphql.Marshaler {
+	return ec._ClusterNode(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNClusterNode2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ClusterNode) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClusterNode2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterNode(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNClusterRecord2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterRecord(ctx context.Context, sel ast.SelectionSet, v model.ClusterRecord) graphql.Marshaler {
+	return ec._ClusterRecord(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNClusterRecord2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ClusterRecord) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClusterRecord2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterRecord(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNClusterSanctionsMember2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSanctionsMember(ctx context.Context, sel ast.SelectionSet, v model.ClusterSanctionsMember) graphql.Marshaler {
+	return ec._ClusterSanctionsMember(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNClusterSanctionsMember2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSanctionsMemberᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ClusterSanctionsMember) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClusterSanctionsMember2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSanctionsMember(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNClusterSanctionsNetwork2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSanctionsNetwork(ctx context.Context, sel ast.SelectionSet, v *model.ClusterSanctionsNetwork) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ClusterSanctionsNetwork(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNClusterSubmission2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSubmission(ctx context.Context, sel ast.SelectionSet, v *model.ClusterSubmission) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ClusterSubmission(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNClusterSubmissionInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSubmissionInput(ctx context.Context, v any) (model.ClusterSubmissionInput, error) {
+	res, err := ec.unmarshalInputClusterSubmissionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNClusterSubmissionReceipt2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐClusterSubmissionReceipt(ctx context.Context, sel ast.SelectionSet, v *model.ClusterSubmissionReceipt) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ClusterSubmissionReceipt(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCoverage2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐCoverage(ctx context.Context, sel ast.SelectionSet, v graph.Coverage) graphql.Marshaler {
 	return ec._Coverage(ctx, sel, &v)
 }
@@ -23045,6 +27233,24 @@ func (ec *executionContext) marshalOCaller2ᚖgithubᚗcomᚋtradecomplianceᚋc
 		return graphql.Null
 	}
 	return ec._Caller(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOClusterEvidenceNotes2map(ctx context.Context, v any) (map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalMap(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOClusterEvidenceNotes2map(ctx context.Context, sel ast.SelectionSet, v map[string]any) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalMap(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalODateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

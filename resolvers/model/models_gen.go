@@ -48,6 +48,150 @@ type BeneficialOwnership struct {
 	Caveats      []string          `json:"caveats"`
 }
 
+type ClusterCheck struct {
+	Matched bool `json:"matched"`
+	// Highest severity first.
+	Matches []ClusterRecord `json:"matches"`
+	// confirmed > likely > suspected; null when nothing matched.
+	HighestSeverity *string `json:"highestSeverity,omitempty"`
+	Entity          string  `json:"entity"`
+	Normalized      string  `json:"normalized"`
+	Country         *string `json:"country,omitempty"`
+	// True when every match is suspected: leads, not confirmed frauds.
+	LeadOnly bool     `json:"leadOnly"`
+	Caveats  []string `json:"caveats"`
+}
+
+type ClusterEdge struct {
+	// hub (group membership) or cross_reference (shared alias).
+	Kind string `json:"kind"`
+	// member_of or shares_alias.
+	Relation string `json:"relation"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	// The shared name, on cross-reference edges.
+	Via *string `json:"via,omitempty"`
+}
+
+type ClusterFilters struct {
+	Severity *string    `json:"severity,omitempty"`
+	Country  *string    `json:"country,omitempty"`
+	Since    *time.Time `json:"since,omitempty"`
+}
+
+type ClusterList struct {
+	Count    int             `json:"count"`
+	Clusters []ClusterRecord `json:"clusters"`
+	Filters  *ClusterFilters `json:"filters"`
+	Caveats  []string        `json:"caveats"`
+}
+
+type ClusterNetwork struct {
+	Slug string `json:"slug"`
+	// group or entity.
+	Kind             string                   `json:"kind"`
+	Nodes            []ClusterNode            `json:"nodes"`
+	Edges            []ClusterEdge            `json:"edges"`
+	Caption          string                   `json:"caption"`
+	SanctionsNetwork *ClusterSanctionsNetwork `json:"sanctionsNetwork"`
+	// graph, or registry when the graph database was unavailable (the sanctions network is then unavailable).
+	Source    string   `json:"source"`
+	Truncated bool     `json:"truncated"`
+	Caveats   []string `json:"caveats"`
+}
+
+type ClusterNode struct {
+	ID string `json:"id"`
+	// entity or group.
+	Kind     string  `json:"kind"`
+	Slug     string  `json:"slug"`
+	Label    string  `json:"label"`
+	Severity *string `json:"severity,omitempty"`
+	Country  *string `json:"country,omitempty"`
+}
+
+type ClusterRecord struct {
+	ID         string   `json:"id"`
+	Slug       string   `json:"slug"`
+	EntityName string   `json:"entityName"`
+	Aliases    []string `json:"aliases"`
+	// confirmed, likely or suspected (a publicly reported lead, not a confirmed fraud).
+	Severity string `json:"severity"`
+	// ISO 3166-1 alpha-2; null when unknown.
+	Country *string `json:"country,omitempty"`
+	// Teardown-group slug; null for none.
+	Group   *string   `json:"group,omitempty"`
+	AddedAt time.Time `json:"addedAt"`
+	Source  string    `json:"source"`
+	// Set on suspected records.
+	Note *string `json:"note,omitempty"`
+}
+
+type ClusterSanctionsMember struct {
+	// The source entry, <list>:<source_id>.
+	EntityID string `json:"entityId"`
+	List     string `json:"list"`
+	SourceID string `json:"sourceId"`
+	Name     string `json:"name"`
+	// The link as the list's remarks state it, verbatim.
+	Quoted        string `json:"quoted"`
+	ListedEntryID string `json:"listedEntryId"`
+	ClusterEntity string `json:"clusterEntity"`
+}
+
+type ClusterSanctionsNetwork struct {
+	Members []ClusterSanctionsMember `json:"members"`
+	// available, no_links_recorded, not_screened, withheld or unavailable.
+	Coverage string `json:"coverage"`
+	// True only for unavailable: absence is then not evidence of absence.
+	Degraded bool `json:"degraded"`
+	// Age of the local sanctions snapshot in hours, once past 48.
+	StaleHours       *int   `json:"staleHours,omitempty"`
+	ScreenedEntities int    `json:"screenedEntities"`
+	WithheldEntities int    `json:"withheldEntities"`
+	Note             string `json:"note"`
+}
+
+type ClusterSubmission struct {
+	RequestID string `json:"requestId"`
+	// pending, accepted, rejected or duplicate.
+	TriageStatus      string     `json:"triageStatus"`
+	EntityName        string     `json:"entityName"`
+	SubmittedAt       time.Time  `json:"submittedAt"`
+	TriagedAt         *time.Time `json:"triagedAt,omitempty"`
+	TriagedBy         *string    `json:"triagedBy,omitempty"`
+	LinkedBlocklistID *string    `json:"linkedBlocklistId,omitempty"`
+	Version           string     `json:"version"`
+}
+
+type ClusterSubmissionInput struct {
+	// Required; never public.
+	SubmitterEmail string `json:"submitterEmail"`
+	// 2 to 300 characters.
+	EntityName string `json:"entityName"`
+	// 40 to 5000 characters.
+	PitchSummary         string   `json:"pitchSummary"`
+	SubmitterRole        *string  `json:"submitterRole,omitempty"`
+	SubmitterAffiliation *string  `json:"submitterAffiliation,omitempty"`
+	EntityCountry        *string  `json:"entityCountry,omitempty"`
+	EntityLinkedinURL    *string  `json:"entityLinkedinUrl,omitempty"`
+	EntityEmailDomains   []string `json:"entityEmailDomains,omitempty"`
+	ContactChannels      []string `json:"contactChannels,omitempty"`
+	EvidenceUrls         []string `json:"evidenceUrls,omitempty"`
+	// Common keys: claimed_principal, claimed_volume_mt, warm_introducer_name, cargo_specs.
+	EvidenceNotes map[string]any `json:"evidenceNotes,omitempty"`
+}
+
+type ClusterSubmissionReceipt struct {
+	RequestID               string    `json:"requestId"`
+	Status                  string    `json:"status"`
+	ReviewEtaHours          int       `json:"reviewEtaHours"`
+	LicensingAcknowledgment string    `json:"licensingAcknowledgment"`
+	NextSteps               []string  `json:"nextSteps"`
+	Version                 string    `json:"version"`
+	SubmittedAt             time.Time `json:"submittedAt"`
+}
+
 type CreateAPIKeyInput struct {
 	Name string `json:"name"`
 	// A subset of the member's plan; default: the whole plan.

@@ -31,7 +31,7 @@ import (
 	"syscall"
 )
 
-const usage = `usage: benchtool <startup|rss|load|seed|export|regulatory|webhooks|screening|ownership|report|dropdb> [flags]
+const usage = `usage: benchtool <startup|rss|load|seed|export|regulatory|clusters|webhooks|screening|ownership|report|dropdb> [flags]
 (see the package comment in scripts/benchtool/main.go)
 `
 
@@ -67,6 +67,8 @@ func run(ctx context.Context, cmd string, args []string) error {
 		return cmdExport(ctx, args)
 	case "regulatory":
 		return cmdRegulatory(ctx, args)
+	case "clusters":
+		return cmdClusters(ctx, args)
 	case "webhooks":
 		return cmdWebhooks(ctx, args)
 	case "screening":

@@ -1,0 +1,252 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tradecompliance/compliance/graph"
+)
+
+// memGraph is the registry and its mirror in memory: the graph the real
+// stores would hold for recs (records of one group share its id; records
+// sharing a normalized name are alias-linked).
+type memGraph struct {
+	recs []Record
+	fail error
+}
+
+func (m *memGraph) RecordsBySlug(_ context.Context, slug string) ([]Record, string, bool, error) {
+	for _, r := range m.recs {
+		if r.Slug == slug {
+			return []Record{r}, r.GroupID, false, nil
+		}
+	}
+	var out []Record
+	for _, r := range m.recs {
+		if r.Group == slug {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil, "", false, nil
+	}
+	return out, out[0].GroupID, true, nil
+}
+
+func (m *memGraph) ClusterEntity(_ context.Context, id string) (Record, bool, error) {
+	for _, r := range m.recs {
+		if r.ID == id {
+			return r, true, m.fail
+		}
+	}
+	return Record{}, false, m.fail
+}
+
+func (m *memGraph) EntityGroups(_ context.Context, id string) ([]GroupRef, error) {
+	for _, r := range m.recs {
+		if r.ID == id && r.GroupID != "" {
+			return []GroupRef{{ID: r.GroupID, Slug: r.Group}}, m.fail
+		}
+	}
+	return nil, m.fail
+}
+
+func (m *memGraph) GroupMembers(_ context.Context, gid string) ([]Record, error) {
+	var out []Record
+	for _, r := range m.recs {
+		if r.GroupID == gid {
+			out = append(out, r)
+		}
+	}
+	return out, m.fail
+}
+
+func (m *memGraph) AliasNeighbours(_ context.Context, id string) ([]AliasLink, error) {
+	var me Record
+	for _, r := range m.recs {
+		if r.ID == id {
+			me = r
+		}
+	}
+	var out []AliasLink
+	for _, o := range m.recs {
+		if o.ID == id {
+			continue
+		}
+		for _, k := range me.Keys() {
+			if slices.Contains(o.Keys(), k) {
+				out = append(out, AliasLink{From: min(id, o.ID), To: max(id, o.ID), Other: o, Key: k, Name: k})
+				break
+			}
+		}
+	}
+	return out, m.fail
+}
+
+// memSanctions lists names (exact normalized) with their linked members.
+type memSanctions struct {
+	listed map[string][]SanctionsMember
+	fail   error
+}
+
+func (s *memSanctions) ListedByName(_ context.Context, name string) ([]string, error) {
+	if _, ok := s.listed[Normalize(name)]; ok {
+		return []string{"un:" + Normalize(name)}, s.fail
+	}
+	return nil, s.fail
+}
+
+func (s *memSanctions) LinkedMembers(_ context.Context, id string) ([]SanctionsMember, error) {
+	return s.listed[strings.TrimPrefix(id, "un:")], s.fail
+}
+
+func networkRecords() []Record {
+	return []Record{
+		{ID: "a", Slug: "demo-a", EntityName: "Demo A", Severity: Confirmed, Group: "ring", GroupID: "g1"},
+		{ID: "b", Slug: "demo-b", EntityName: "Demo B", Severity: Suspected, Group: "ring", GroupID: "g1", Aliases: []string{"Shared Name"}},
+		{ID: "c", Slug: "demo-c", EntityName: "Shared Name", Severity: Likely},
+		{ID: "d", Slug: "demo-d", EntityName: "Demo D", Severity: Likely},
+		{ID: "e", Slug: "listed-e", EntityName: "Listed Entity", Severity: Confirmed, Group: "listed", GroupID: "g2", SanctionsSource: "un"},
+		{ID: "f", Slug: "demo-f", EntityName: "Demo F", Severity: Likely, Group: "listed", GroupID: "g2"},
+		{ID: "p", Slug: "listed-p", EntityName: "Protected Entity", Severity: Confirmed, Group: "protected", GroupID: "g3", SanctionsSource: "un", Protected: true},
+		{ID: "q", Slug: "demo-q", EntityName: "Demo Q", Severity: Likely, Group: "protected", GroupID: "g3"},
+		{ID: "u", Slug: "unlisted-u", EntityName: "Unlisted U", Severity: Likely, Group: "unlisted", GroupID: "g4", SanctionsSource: "un"},
+		{ID: "v", Slug: "demo-v", EntityName: "Demo V", Severity: Likely, Group: "unlisted", GroupID: "g4"},
+	}
+}
+
+func testNetworks() (*Networks, *memGraph, *memSanctions, *SnapshotState) {
+	g := &memGraph{recs: networkRecords()}
+	s := &memSanctions{listed: map[string][]SanctionsMember{
+		"listedentity":    {{EntityID: "un:QDe.1", List: "un", SourceID: "QDe.1", Name: "LINKED CO", Quoted: "Linked Co"}},
+		"protectedentity": {{EntityID: "un:QDe.2", List: "un", SourceID: "QDe.2", Name: "OTHER CO", Quoted: "Other Co"}},
+	}}
+	snap := &SnapshotState{Populated: true}
+	n := &Networks{Slugs: g, Graph: g, Sanctions: s, Snapshot: func() SnapshotState { return *snap }}
+	return n, g, s, snap
+}
+
+func TestNetworkShape(t *testing.T) {
+	n, _, _, _ := testNetworks()
+	net, err := n.Network(context.Background(), "ring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes, edges []string
+	for _, nd := range net.Nodes {
+		nodes = append(nodes, nd.Kind+":"+nd.Slug)
+	}
+	for _, e := range net.Edges {
+		edges = append(edges, e.Kind+":"+e.From+">"+e.To)
+	}
+	if want := []string{"group:ring", "entity:demo-a", "entity:demo-b", "entity:demo-c"}; !slices.Equal(nodes, want) {
+		t.Errorf("nodes = %v, want %v", nodes, want)
+	}
+	if want := []string{"hub:a>g1", "hub:b>g1", "cross_reference:b>c"}; !slices.Equal(edges, want) {
+		t.Errorf("edges = %v, want %v", edges, want)
+	}
+	want := "Teardown group ring: 3 entities in 1 group (1 confirmed, 1 likely, 1 suspected); 2 hub edges (group membership), 1 cross-reference edge (shared alias). Sanctions network: not_screened."
+	if net.Caption != want || net.Kind != NodeGroup {
+		t.Errorf("caption = %q, want %q", net.Caption, want)
+	}
+	if !slices.Contains(net.Caveats, graph.CaveatSuspected) || !slices.Contains(net.Caveats, CaveatNoInferred) {
+		t.Errorf("caveats = %v", net.Caveats)
+	}
+	// From the alias-linked entity, the same network.
+	net2, err := n.Network(context.Background(), "demo-c")
+	if err != nil || len(net2.Nodes) != 4 || len(net2.Edges) != 3 || net2.Kind != NodeEntity {
+		t.Errorf("network of demo-c = %+v, %v", net2, err)
+	}
+	n.MaxNodes = 2
+	net3, _ := n.Network(context.Background(), "ring")
+	if !net3.Truncated || len(net3.Nodes) != 3 {
+		t.Errorf("truncated network = %+v", net3)
+	}
+}
+
+func TestNetworkErrors(t *testing.T) {
+	n, g, _, _ := testNetworks()
+	tests := []struct {
+		name, slug string
+		code       graph.Code
+	}{
+		{"single unlinked record", "demo-d", graph.CodeNotFound},
+		{"nothing", "demo-none", graph.CodeNotFound},
+		{"malformed", "Demo D", graph.CodeInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := n.Network(context.Background(), tt.slug); graph.ErrorCode(err) != tt.code {
+				t.Errorf("Network(%q) = %v, want %s", tt.slug, err, tt.code)
+			}
+		})
+	}
+	up := &memGraph{recs: networkRecords()}
+	g.fail = graph.Unavailable("graph database", errors.New("down"))
+	if _, err := n.Network(context.Background(), "ring"); graph.ErrorCode(err) != graph.CodeUnavailable {
+		t.Errorf("graph down: %v, want unavailable", err)
+	}
+	// With the registry as fallback: the same network, source registry,
+	// the sanctions network unavailable and degraded.
+	n.Fallback = up
+	net, err := n.Network(context.Background(), "listed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := net.SanctionsNetwork
+	if net.Source != SourceRegistry || len(net.Nodes) != 3 || len(net.Edges) != 2 || sn.Coverage != CoverageUnavailable || !sn.Degraded ||
+		sn.Screened != 1 || net.Caveats[0] != CaveatDegraded {
+		t.Errorf("network with the graph down = %+v", net)
+	}
+	if _, err := n.Network(context.Background(), "demo-d"); graph.ErrorCode(err) != graph.CodeNotFound {
+		t.Errorf("unlinked record with the graph down = %v, want not_found", err)
+	}
+}
+
+func TestSanctionsNetworkStates(t *testing.T) {
+	stale := 50
+	tests := []struct {
+		name     string
+		slug     string
+		snap     SnapshotState
+		fail     bool
+		coverage string
+		degraded bool
+		members  int
+		stale    bool
+	}{
+		{"available", "listed", SnapshotState{Populated: true}, false, CoverageAvailable, false, 1, false},
+		{"withheld", "protected", SnapshotState{Populated: true}, false, CoverageWithheld, false, 0, false},
+		{"no links recorded", "unlisted", SnapshotState{Populated: true}, false, CoverageNoLinks, false, 0, false},
+		{"not screened", "ring", SnapshotState{Populated: true}, false, CoverageNotScreened, false, 0, false},
+		{"unavailable: empty snapshot", "listed", SnapshotState{}, false, CoverageUnavailable, true, 0, false},
+		{"unavailable: lookup failed", "listed", SnapshotState{Populated: true}, true, CoverageUnavailable, true, 0, false},
+		{"stale but available", "listed", SnapshotState{Populated: true, StaleHours: &stale}, false, CoverageAvailable, false, 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, _, s, snap := testNetworks()
+			*snap = tt.snap
+			if tt.fail {
+				s.fail = errors.New("bolt down")
+			}
+			net, err := n.Network(context.Background(), tt.slug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sn := net.SanctionsNetwork
+			if sn.Coverage != tt.coverage || sn.Degraded != tt.degraded || len(sn.Members) != tt.members || (sn.StaleHours != nil) != tt.stale {
+				t.Errorf("sanctions network = %+v, want %s degraded %v members %d", sn, tt.coverage, tt.degraded, tt.members)
+			}
+			if tt.degraded != (net.Caveats[0] == CaveatDegraded) {
+				t.Errorf("caveats = %v", net.Caveats)
+			}
+			if tt.members > 0 && (sn.Members[0].ClusterEntity != "listed-e" || sn.Members[0].EntityID != "un:QDe.1" || sn.Members[0].ListedEntryID != "un:listedentity") {
+				t.Errorf("member = %+v", sn.Members[0])
+			}
+		})
+	}
+}

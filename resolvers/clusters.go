@@ -1,0 +1,98 @@
+package resolvers
+
+import (
+	"context"
+	"time"
+
+	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/cluster"
+	"github.com/tradecompliance/compliance/resolvers/model"
+)
+
+// The cluster limits; the buckets are the REST routes', so the two
+// transports share one limit per key.
+var (
+	clusterListLimit   = graph.Limit{N: 60, Per: time.Minute}
+	clusterCheckLimit  = graph.Limit{N: 120, Per: time.Minute}
+	clusterSubmitLimit = graph.Limit{N: 5, Per: time.Minute}
+)
+
+// requireCluster returns the caller when it holds the cluster scope and,
+// unless sandboxOK, uses a production key: as the REST cluster routes
+// require.
+func requireCluster(ctx context.Context, sandboxOK bool) (*graph.Caller, error) {
+	c, err := graph.RequireScope(ctx, cluster.Scope)
+	if err != nil {
+		return nil, err
+	}
+	if !sandboxOK && c.Key.Environment != graph.Production {
+		return nil, graph.Errorf(graph.CodeForbidden, "sandbox keys reach only /api/v1/regulatory/* and /api/v1/clusters/check")
+	}
+	return c, nil
+}
+
+func (r *Resolver) clusterService() (*cluster.Service, error) {
+	if r.Clusters == nil {
+		return nil, graph.Errorf(graph.CodeUnavailable, "the cluster registry is not configured")
+	}
+	return r.Clusters, nil
+}
+
+// limitCluster counts one call against the REST route's per-key bucket.
+func (r *Resolver) limitCluster(ctx context.Context, c *graph.Caller, route string, l graph.Limit) error {
+	if r.Limiter == nil {
+		return nil
+	}
+	ok, wait, err := r.Limiter.Allow(ctx, "route:"+route+":key:"+c.Key.ID, l)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return graph.RateLimited("rate limit of "+l.String()+" reached for "+route, wait)
+	}
+	return nil
+}
+
+func clusterRecordModel(rec cluster.Record) model.ClusterRecord {
+	m := model.ClusterRecord{ID: rec.ID, Slug: rec.Slug, EntityName: rec.EntityName, Aliases: nonNil(rec.Aliases),
+		Severity: string(rec.Severity), Country: optional(rec.Country), Group: optional(rec.Group), AddedAt: rec.AddedAt.UTC(), Source: rec.Source}
+	if rec.Severity == cluster.Suspected {
+		m.Note = optional(cluster.LeadNote)
+	}
+	return m
+}
+
+func clusterRecordModels(rs []cluster.Record) []model.ClusterRecord {
+	out := make([]model.ClusterRecord, len(rs))
+	for i, r := range rs {
+		out[i] = clusterRecordModel(r)
+	}
+	return out
+}
+
+func clusterNetworkModel(n cluster.Network) *model.ClusterNetwork {
+	out := &model.ClusterNetwork{Slug: n.Slug, Kind: n.Kind, Caption: n.Caption, Source: n.Source, Truncated: n.Truncated, Caveats: n.Caveats,
+		Nodes: make([]model.ClusterNode, len(n.Nodes)), Edges: make([]model.ClusterEdge, len(n.Edges))}
+	for i, nd := range n.Nodes {
+		out.Nodes[i] = model.ClusterNode{ID: nd.ID, Kind: nd.Kind, Slug: nd.Slug, Label: nd.Label,
+			Severity: optional(string(nd.Severity)), Country: optional(nd.Country)}
+	}
+	for i, e := range n.Edges {
+		out.Edges[i] = model.ClusterEdge{Kind: e.Kind, Relation: e.Relation, From: e.From, To: e.To, Via: optional(e.Via)}
+	}
+	sn := n.SanctionsNetwork
+	out.SanctionsNetwork = &model.ClusterSanctionsNetwork{Members: make([]model.ClusterSanctionsMember, len(sn.Members)),
+		Coverage: sn.Coverage, Degraded: sn.Degraded, StaleHours: sn.StaleHours, ScreenedEntities: sn.Screened,
+		WithheldEntities: sn.Withheld, Note: sn.Note}
+	for i, m := range sn.Members {
+		out.SanctionsNetwork.Members[i] = model.ClusterSanctionsMember{EntityID: m.EntityID, List: m.List, SourceID: m.SourceID,
+			Name: m.Name, Quoted: m.Quoted, ListedEntryID: m.ListedEntryID, ClusterEntity: m.ClusterEntity}
+	}
+	return out
+}
+
+func clusterSubmissionModel(s cluster.Submission) *model.ClusterSubmission {
+	return &model.ClusterSubmission{RequestID: s.PublicID(), TriageStatus: s.Status, EntityName: s.EntityName,
+		SubmittedAt: s.SubmittedAt.UTC(), TriagedAt: s.TriagedAt, TriagedBy: s.TriagedBy, LinkedBlocklistID: s.LinkedBlocklistID,
+		Version: cluster.SubmissionVersion}
+}
