@@ -94,7 +94,9 @@ func TestUBOBench(t *testing.T) {
 
 	pcts := func(ds []time.Duration) string {
 		slices.Sort(ds)
-		at := func(p float64) time.Duration { return ds[min(len(ds)-1, int(p*float64(len(ds))))].Round(10 * time.Microsecond) }
+		at := func(p float64) time.Duration {
+			return ds[min(len(ds)-1, int(p*float64(len(ds))))].Round(10 * time.Microsecond)
+		}
 		return fmt.Sprintf("p50 %s, p95 %s, p99 %s (n=%d)", at(0.50), at(0.95), at(0.99), len(ds))
 	}
 	const n = 20
