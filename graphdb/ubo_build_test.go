@@ -252,8 +252,15 @@ func uboConformanceCases(run string) []conformanceCase {
 		return row{"id": id(s), "kind": kind, "name": name, "jurisdiction": "GB", "identifiers": nil, "address": nil,
 			"founded_on": nil, "nominee": false, "source": "t"}
 	}
+	// The far end's has_owners/has_holdings flags (set at import): owners
+	// here hold and own nothing; the root is owned and holds nothing.
 	with := func(base row, near, rel, k string, p, lo, hi, role any) row {
 		out := row{"near": near, "rel": rel, "key": k, "pct": p, "pct_min": lo, "pct_max": hi, "role": role, "as_of": "2024-01-01", "edge_source": "t"}
+		if base["id"] == id("R") {
+			out["has_owners"], out["has_holdings"] = true, nil
+		} else {
+			out["has_owners"], out["has_holdings"] = nil, true
+		}
 		for c, v := range base {
 			out[c] = v
 		}
