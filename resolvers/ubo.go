@@ -260,21 +260,13 @@ func controllerModels(cs []ownership.Controller) []model.OwnershipController {
 // exposure screens sub against the sanctions lists and applies the OFAC 50%
 // rule; a degraded screening never answers not_blocked.
 func (r *Resolver) exposure(sub ownership.Subgraph, root string) *model.SanctionsExposure {
-	ex := ownership.Screen(sub, root, func(n ownership.Node) (ownership.Check, error) {
-		if r.Screener == nil {
-			return ownership.Check{}, graph.Errorf(graph.CodeUnavailable, "sanctions screening is not configured")
-		}
-		sc, err := r.Screener.Screen(sanctions.Query{Name: n.Name, Country: n.Jurisdiction, Kind: screenKind(n.Kind)})
-		if err != nil {
-			return ownership.Check{}, err
-		}
-		c := ownership.Check{Degraded: sc.Degraded}
-		for _, m := range sc.Matches {
-			c.Listings = append(c.Listings, ownership.Listing{List: m.Entry.List, EntryID: m.Entry.List + ":" + m.Entry.SourceID,
-				Name: m.Entry.Name, Score: m.Score, Reason: "sanctions screening", Confirmed: m.Score >= ubo.ConfirmedScore})
-		}
-		return c, nil
-	})
+	listed := func(ownership.Node) (ownership.Check, error) {
+		return ownership.Check{}, graph.Errorf(graph.CodeUnavailable, "sanctions screening is not configured")
+	}
+	if r.Screener != nil {
+		listed = ownership.ScreenerPredicate(r.Screener)
+	}
+	ex := ownership.Screen(sub, root, listed)
 	cov := ubo.Coverage()
 	out := &model.SanctionsExposure{Status: ex.Status, Listed: []model.ExposedParty{}, Paths: pathModels(ex.Paths),
 		ControlOnly: nonNil(ex.ControlOnly), Degraded: ex.Degraded, Truncated: ex.Truncated,
@@ -292,16 +284,6 @@ func (r *Resolver) exposure(sub ownership.Subgraph, root string) *model.Sanction
 		out.Listed = append(out.Listed, p)
 	}
 	return out
-}
-
-func screenKind(k ownership.Kind) sanctions.Kind {
-	switch k {
-	case ownership.Person:
-		return sanctions.Person
-	case ownership.Vessel:
-		return sanctions.Vessel
-	}
-	return sanctions.Entity
 }
 
 // graphModel is a UBO graph as the schema shows it: the REST view's fields.

@@ -42,11 +42,6 @@ type Builder struct {
 	Now         func() time.Time // nil: time.Now
 }
 
-// ConfirmedScore is the sanctions match score at or above which a node is
-// treated as listed for the OFAC 50% rule; a lower match above the
-// screening threshold makes it possibly listed (possibly blocked).
-const ConfirmedScore = 0.95
-
 // maxRootCandidates bounds the entities a root name may resolve to.
 const maxRootCandidates = 10
 
@@ -138,29 +133,25 @@ func (b *Builder) assess(res *Result, sub ownership.Subgraph, root string) {
 		res.ControlOnly = append(res.ControlOnly, Owner{EntityID: c.Node.ID, Name: c.Node.Name, Roles: c.Means})
 	}
 
-	screened := map[string][]SanctionsMatch{}
-	for _, m := range res.SanctionsMatches {
-		screened[m.EntityID] = append(screened[m.EntityID], m)
-	}
+	// The OFAC 50% status uses the core's sanctions predicate over the
+	// same screener: listed for certain on an exact normalized name or an
+	// identifier, possibly listed on a fuzzy match. Nodes the screening
+	// could not cover make the answer degraded.
 	notScreened := map[string]bool{}
 	for _, n := range res.Nodes {
 		if !n.Sanctions.Screened {
 			notScreened[n.ID] = true
 		}
 	}
-	degraded := res.SanctionsCoverage != "complete"
+	var listed ownership.Predicate
+	if b.Screener != nil {
+		listed = ownership.ScreenerPredicate(b.Screener)
+	}
 	ex := ownership.Screen(sub, root, func(n ownership.Node) (ownership.Check, error) {
-		if notScreened[n.ID] {
+		if listed == nil || notScreened[n.ID] {
 			return ownership.Check{}, errNotScreened
 		}
-		c := ownership.Check{Degraded: degraded}
-		for _, m := range screened[n.ID] {
-			c.Listings = append(c.Listings, ownership.Listing{
-				List: m.List, EntryID: m.List + ":" + m.SourceID, Name: m.ListedName, Score: m.Score,
-				Reason: fmt.Sprintf("sanctions screening score %.2f", m.Score), Confirmed: m.Score >= ConfirmedScore,
-			})
-		}
-		return c, nil
+		return listed(n)
 	})
 	res.OFAC50 = OFAC50{Status: ex.Status, Evidence: []string{}}
 	if ex.Degraded && ex.Status == ownership.NotBlocked {
