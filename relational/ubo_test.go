@@ -200,3 +200,48 @@ func TestUBOWorker(t *testing.T) {
 		t.Errorf("builds = %+v, want two of %+v (one failed, one retried)", b.calls, want)
 	}
 }
+
+// okBuilder answers every build.
+type okBuilder struct{}
+
+func (okBuilder) Build(ctx context.Context, req ubo.Request) (*ubo.Result, error) {
+	return &ubo.Result{RootFound: false, AggregateRisk: ubo.RiskUnknown, RiskReasons: []string{"not in data"}}, nil
+}
+
+// A graph queued while no worker runs (the serving process died after the
+// request committed) is built by the next worker to start: the job is in
+// Postgres with the row.
+func TestUBOQueuedGraphOutlivesItsProcess(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	a, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
+	g, _ := uboRequest(t, db, a.ID, "Orphan Holdings", "", 3)
+	if g.Status != ubo.StatusQueued {
+		t.Fatalf("status %s, want queued", g.Status)
+	}
+	w, err := db.StartWebhookWorkers(ctx, relational.WebhookWorkerConfig{
+		Deliverer: &webhooks.Deliverer{}, Workers: 1, SendTimeout: time.Second, StopTimeout: 5 * time.Second,
+		Jobs: []relational.JobSet{db.UBOJobs(okBuilder{}, nil, nil)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Stop(context.Background()) })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, err := db.Graph(ctx, a.ID, g.GraphID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status == ubo.StatusReady {
+			if got.Result == nil || got.Result.AggregateRisk != ubo.RiskUnknown {
+				t.Errorf("ready graph result = %+v", got.Result)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the queued graph was not built by a worker started later")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
