@@ -445,6 +445,45 @@ func TestUBOScreenE2E(t *testing.T) {
 			t.Errorf("exposure status = %s, want unknown (screening degraded: 7 lists not loaded)", e.SanctionsExposure.Status)
 		}
 
+		// sanctionsExposure: the SDN-listed owner blocks the test root.
+		r = in.gql(admin.Key, `query($id: ID!) { entity(id: $id) { name sanctionsExposure { status
+			listed { entity { id } status listings { list entryId confirmed } } paths { owner pctMin } caveats } } }`,
+			map[string]any{"id": run + "_r"})
+		var ex struct {
+			Data struct {
+				Entity struct {
+					SanctionsExposure struct {
+						Status string
+						Listed []struct {
+							Entity   struct{ ID string }
+							Status   string
+							Listings []struct {
+								List, EntryID string
+								Confirmed     bool
+							}
+						}
+						Paths []struct {
+							Owner  string
+							PctMin float64
+						}
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal(r.body, &ex); err != nil {
+			t.Fatal(err)
+		}
+		se := ex.Data.Entity.SanctionsExposure
+		listedS := false
+		for _, l := range se.Listed {
+			for _, li := range l.Listings {
+				listedS = listedS || (l.Entity.ID == run+"_s" && li.EntryID == "us_sdn:36" && li.Confirmed)
+			}
+		}
+		if se.Status != "blocked" || !listedS || len(se.Paths) != 1 || se.Paths[0].Owner != run+"_s" || se.Paths[0].PctMin != 60 {
+			t.Errorf("sanctionsExposure = %s, want blocked by %s_s (us_sdn:36, confirmed) through one 60%% path", r.body, run)
+		}
+
 		// Federation: the entity resolves through _entities.
 		r = in.gql(admin.Key, `query($r: [_Any!]!) { _entities(representations: $r) { ... on OwnershipEntity { id name } } }`,
 			map[string]any{"r": []any{map[string]any{"__typename": "OwnershipEntity", "id": "openoil:shell gas bv"}}})
