@@ -24,8 +24,8 @@ import (
 // a few milliseconds gather a whole level.
 const loaderWait = 5 * time.Millisecond
 
-// bhoHops is how far beneficialOwners and controllers walk upwards.
-const bhoHops = ownership.MaxMaxHops
+// beneficialHops is how far beneficialOwners and controllers walk upwards.
+const beneficialHops = ownership.MaxMaxHops
 
 // uboScreenLimit is the limit of UBO screenings per key; the bucket is the
 // REST route's, so the two transports share one limit.
@@ -151,8 +151,8 @@ func uboComplexity(c *generated.ComplexityRoot) {
 	c.OwnershipEntity.Owners = func(child int, maxHops *int) int { return hopsCost(child, maxHops, 1) }
 	c.OwnershipEntity.Subsidiaries = func(child int, maxHops *int) int { return hopsCost(child, maxHops, 1) }
 	c.OwnershipEntity.SanctionsExposure = func(child int, maxHops *int) int { return hopsCost(child, maxHops, 3) }
-	c.OwnershipEntity.BeneficialOwners = func(child int, _ *float64) int { return 1 + bhoHops*max(child, 1) }
-	c.OwnershipEntity.Controllers = func(child int) int { return 1 + bhoHops*max(child, 1) }
+	c.OwnershipEntity.BeneficialOwners = func(child int, _ *float64) int { return 1 + beneficialHops*max(child, 1) }
+	c.OwnershipEntity.Controllers = func(child int) int { return 1 + beneficialHops*max(child, 1) }
 	c.Query.Entities = func(child int, _ string, limit *int) int {
 		n := 20
 		if limit != nil && *limit > 0 {

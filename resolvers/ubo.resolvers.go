@@ -81,7 +81,7 @@ func (r *ownershipEntityResolver) BeneficialOwners(ctx context.Context, obj *mod
 	if t <= 0 || t > 100 {
 		return nil, graph.Invalid("threshold", "threshold must be above 0 and at most 100 (percent)")
 	}
-	sub, err := subgraph(ctx, obj.Node, bhoHops, true)
+	sub, err := subgraph(ctx, obj.Node, beneficialHops, true)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (r *ownershipEntityResolver) Controllers(ctx context.Context, obj *model.Ow
 	if _, err := requireUBO(ctx); err != nil {
 		return nil, err
 	}
-	sub, err := subgraph(ctx, obj.Node, bhoHops, true)
+	sub, err := subgraph(ctx, obj.Node, beneficialHops, true)
 	if err != nil {
 		return nil, err
 	}
