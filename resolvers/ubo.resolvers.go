@@ -94,7 +94,7 @@ func (r *ownershipEntityResolver) BeneficialOwners(ctx context.Context, obj *mod
 }
 
 // Controllers is the resolver for the controllers field.
-func (r *ownershipEntityResolver) Controllers(ctx context.Context, obj *model.OwnershipEntity) ([]model.OwnershipController, error) {
+func (r *ownershipEntityResolver) Controllers(ctx context.Context, obj *model.OwnershipEntity) (*model.OwnershipControllers, error) {
 	if _, err := requireUBO(ctx); err != nil {
 		return nil, err
 	}
@@ -102,7 +102,11 @@ func (r *ownershipEntityResolver) Controllers(ctx context.Context, obj *model.Ow
 	if err != nil {
 		return nil, err
 	}
-	return controllerModels(ownership.Compute(sub, obj.ID, ownership.Options{}).Controllers), nil
+	res := ownership.Compute(sub, obj.ID, ownership.Options{})
+	return &model.OwnershipControllers{
+		Controllers: controllerModels(res.Controllers), Truncated: res.Truncated,
+		Caveats: append(nonNil(res.Caveats), ubo.Coverage().Caveats...),
+	}, nil
 }
 
 // SanctionsExposure is the resolver for the sanctionsExposure field.

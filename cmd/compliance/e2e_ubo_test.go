@@ -383,6 +383,7 @@ func TestUBOScreenE2E(t *testing.T) {
 			owners(maxHops: 1) { truncated links { hops relation pct entity { id name owners { links { pct entity { name } } } } } }
 			beneficialOwners { owners { entity { name } } unidentified { entity { id } pctMin pctMax } caveats }
 			sanctionsExposure(maxHops: 2) { status listed { entity { name } } coverage { caveats } }
+			controllers { controllers { entity { name } } caveats }
 			subsidiaries { links { entity { name } } } } }`, nil)
 		var an struct {
 			Data struct {
@@ -416,6 +417,7 @@ func TestUBOScreenE2E(t *testing.T) {
 						Status   string
 						Coverage struct{ Caveats []string }
 					}
+					Controllers struct{ Caveats []string }
 				}
 			}
 			Errors []any
@@ -438,7 +440,8 @@ func TestUBOScreenE2E(t *testing.T) {
 		if fmt.Sprint(owners) != fmt.Sprint(want) || !e.Owners.Truncated || shellGasOwner != "Royal Dutch Shell Plc" {
 			t.Errorf("owners = %v (truncated %v), Shell Gas BV's owner %q; want %v, truncated, Royal Dutch Shell Plc", owners, e.Owners.Truncated, shellGasOwner, want)
 		}
-		if !slices.Contains(e.BeneficialOwners.Caveats, uboCaveat) || !slices.Contains(e.SanctionsExposure.Coverage.Caveats, uboCaveat) {
+		if !slices.Contains(e.BeneficialOwners.Caveats, uboCaveat) || !slices.Contains(e.SanctionsExposure.Coverage.Caveats, uboCaveat) ||
+			!slices.Contains(e.Controllers.Caveats, uboCaveat) {
 			t.Errorf("caveats missing: %s", r.body)
 		}
 		if e.SanctionsExposure.Status != "unknown" {

@@ -294,6 +294,12 @@ type ComplexityRoot struct {
 		Paths  func(childComplexity int) int
 	}
 
+	OwnershipControllers struct {
+		Caveats     func(childComplexity int) int
+		Controllers func(childComplexity int) int
+		Truncated   func(childComplexity int) int
+	}
+
 	OwnershipEntity struct {
 		Address           func(childComplexity int) int
 		BeneficialOwners  func(childComplexity int, threshold *float64) int
@@ -740,7 +746,7 @@ type OwnershipEntityResolver interface {
 	Owners(ctx context.Context, obj *model.OwnershipEntity, maxHops *int) (*model.OwnershipLinks, error)
 	Subsidiaries(ctx context.Context, obj *model.OwnershipEntity, maxHops *int) (*model.OwnershipLinks, error)
 	BeneficialOwners(ctx context.Context, obj *model.OwnershipEntity, threshold *float64) (*model.BeneficialOwnership, error)
-	Controllers(ctx context.Context, obj *model.OwnershipEntity) ([]model.OwnershipController, error)
+	Controllers(ctx context.Context, obj *model.OwnershipEntity) (*model.OwnershipControllers, error)
 	SanctionsExposure(ctx context.Context, obj *model.OwnershipEntity, maxHops *int) (*model.SanctionsExposure, error)
 }
 type QueryResolver interface {
@@ -1826,6 +1832,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OwnershipController.Paths(childComplexity), true
+
+	case "OwnershipControllers.caveats":
+		if e.ComplexityRoot.OwnershipControllers.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipControllers.Caveats(childComplexity), true
+	case "OwnershipControllers.controllers":
+		if e.ComplexityRoot.OwnershipControllers.Controllers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipControllers.Controllers(childComplexity), true
+	case "OwnershipControllers.truncated":
+		if e.ComplexityRoot.OwnershipControllers.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipControllers.Truncated(childComplexity), true
 
 	case "OwnershipEntity.address":
 		if e.ComplexityRoot.OwnershipEntity.Address == nil {
@@ -4341,7 +4366,7 @@ type OwnershipEntity @key(fields: "id") {
   """
   beneficialOwners(threshold: Float = 25): BeneficialOwnership!
   "Natural persons who control the entity (control roles or majority chains), within 6 hops."
-  controllers: [OwnershipController!]!
+  controllers: OwnershipControllers!
   """
   Paths from listed parties (the 8 sanctions lists) to this entity within
   maxHops hops (default 3), and its status under the OFAC 50% rule.
@@ -4399,6 +4424,12 @@ type BeneficialOwner {
   "beneficial_owner, possible or below_threshold."
   status: String!
   paths: [OwnershipPath!]!
+}
+
+type OwnershipControllers {
+  controllers: [OwnershipController!]!
+  truncated: Boolean!
+  caveats: [String!]!
 }
 
 type OwnershipController {
@@ -5225,6 +5256,18 @@ func (ec *executionContext) childFields_OwnershipController(ctx context.Context,
 		return ec.fieldContext_OwnershipController_paths(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type OwnershipController", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipControllers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "controllers":
+		return ec.fieldContext_OwnershipControllers_controllers(ctx, field)
+	case "truncated":
+		return ec.fieldContext_OwnershipControllers_truncated(ctx, field)
+	case "caveats":
+		return ec.fieldContext_OwnershipControllers_caveats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipControllers", field.Name)
 }
 
 func (ec *executionContext) childFields_OwnershipEntity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10740,6 +10783,84 @@ func (ec *executionContext) fieldContext_OwnershipController_paths(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _OwnershipControllers_controllers(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipControllers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipControllers_controllers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Controllers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipController) graphql.Marshaler {
+			return ec.marshalNOwnershipController2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipControllerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipControllers_controllers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipControllers",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipController(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipControllers_truncated(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipControllers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipControllers_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipControllers_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipControllers", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipControllers_caveats(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipControllers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipControllers_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipControllers_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipControllers", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _OwnershipEntity_id(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11077,8 +11198,8 @@ func (ec *executionContext) _OwnershipEntity_controllers(ctx context.Context, fi
 			return ec.Resolvers.OwnershipEntity().Controllers(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipController) graphql.Marshaler {
-			return ec.marshalNOwnershipController2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipControllerᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipControllers) graphql.Marshaler {
+			return ec.marshalNOwnershipControllers2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipControllers(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11091,7 +11212,7 @@ func (ec *executionContext) fieldContext_OwnershipEntity_controllers(_ context.C
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_OwnershipController(ctx, field)
+			return ec.childFields_OwnershipControllers(ctx, field)
 		},
 	}
 	return fc, nil
@@ -21482,6 +21603,54 @@ func (ec *executionContext) _OwnershipController(ctx context.Context, sel ast.Se
 	return out
 }
 
+var ownershipControllersImplementors = []string{"OwnershipControllers"}
+
+func (ec *executionContext) _OwnershipControllers(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipControllers) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipControllersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipControllers")
+		case "controllers":
+			out.Values[i] = ec._OwnershipControllers_controllers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._OwnershipControllers_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._OwnershipControllers_caveats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var ownershipEntityImplementors = []string{"OwnershipEntity", "_Entity"}
 
 func (ec *executionContext) _OwnershipEntity(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipEntity) graphql.Marshaler {
@@ -26067,6 +26236,16 @@ func (ec *executionContext) marshalNOwnershipController2ᚕgithubᚗcomᚋtradec
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNOwnershipControllers2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipControllers(ctx context.Context, sel ast.SelectionSet, v *model.OwnershipControllers) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OwnershipControllers(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNOwnershipEntity2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx context.Context, sel ast.SelectionSet, v model.OwnershipEntity) graphql.Marshaler {

@@ -238,6 +238,12 @@ type OwnershipController struct {
 	Paths  []OwnershipPath  `json:"paths"`
 }
 
+type OwnershipControllers struct {
+	Controllers []OwnershipController `json:"controllers"`
+	Truncated   bool                  `json:"truncated"`
+	Caveats     []string              `json:"caveats"`
+}
+
 type OwnershipHop struct {
 	From     string  `json:"from"`
 	To       string  `json:"to"`
