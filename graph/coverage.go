@@ -34,6 +34,8 @@ const (
 	CaveatNoPEP         = "PEP screening is not offered: a politically exposed person who is not sanctioned is not flagged."
 	CaveatSuspected     = "A cluster record with severity 'suspected' is a publicly reported lead, not a confirmed fraud."
 	CaveatDecision      = "Outputs are decision support for a compliance professional, not a clearance and not legal advice."
+	// CaveatUBOPartial qualifies every UBO result.
+	CaveatUBOPartial = "Coverage is partial: no functioning US domestic beneficial-ownership registry exists after March 2025"
 )
 
 // ServiceCoverage returns the service-wide coverage statement.

@@ -3,9 +3,11 @@ package graphdb
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/tradecompliance/compliance/graph/ownership"
 	"github.com/tradecompliance/compliance/graphdb/graphdbtest"
 )
 
@@ -71,7 +73,7 @@ func conformanceCases(run string) []conformanceCase {
 			query:  qMigrationsApplied,
 			params: map[string]any{"names": []string{}},
 		},
-	}, append(sanctionsCases(run), clusterCases(run)...)...)
+	}, slices.Concat(sanctionsCases(run), clusterCases(run), ownershipCases(run), uboConformanceCases(run))...)
 }
 
 // clusterCases exercise the cluster mirror's statements: group g holds a
@@ -168,6 +170,7 @@ func cleanupConformance(ctx context.Context, t testing.TB, db *DB, run string) {
 	mustRun(ctx, t, db, `MATCH (m:SchemaMigration) WHERE m.name STARTS WITH $run DETACH DELETE m`,
 		map[string]any{"run": run})
 	mustRun(ctx, t, db, `MATCH (e:SanctionsEntry {list: $list}) DETACH DELETE e`, map[string]any{"list": run + "_l"})
+	mustRun(ctx, t, db, `MATCH (e:Entity) WHERE e.id STARTS WITH $run DETACH DELETE e`, map[string]any{"run": run + "_o_"})
 	for _, id := range []string{run + "_ca", run + "_cb", run + "_cc"} {
 		mustRun(ctx, t, db, `MATCH (e:ClusterEntity {id: $id}) DETACH DELETE e`, map[string]any{"id": id})
 	}
@@ -191,7 +194,7 @@ func TestConformance(t *testing.T) {
 				got[i] = r.AsMap()
 			}
 			if !sameRows(got, c.want, c.anyOrder) {
-				t.Errorf("%s(%v) = %v, want %v", c.query.name, c.params, got, c.want)
+				t.Errorf("%s(%v) = %#v, want %#v", c.query.name, c.params, got, c.want)
 			}
 		})
 	}
@@ -291,3 +294,94 @@ func mustRun(ctx context.Context, t testing.TB, db *DB, cypher string, params ma
 
 // Env must stay convertible to Config.
 var _ = Config(graphdbtest.Env{})
+
+// ownershipCases exercise the ownership statements on entities whose ids
+// start with run_o_. Percentages are fractional because NornicDB returns
+// a whole float (60.0) as an integer. Writes carry one row each: NornicDB answers count()
+// after UNWIND ... SET e:Label once per row, Neo4j once in all.
+func ownershipCases(run string) []conformanceCase {
+	id := func(s string) string { return run + "_o_" + s }
+	key := run + "_o_key"
+	node := func(s, kind, name string) map[string]any {
+		return map[string]any{"id": id(s), "kind": kind, "name": name, "name_key": key + "_" + s, "jurisdiction": "GB",
+			"identifiers": nil, "address": nil, "founded_on": nil, "nominee": false, "source": "t",
+			"has_owners": nil, "has_holdings": nil} // absent keys read as garbage on NornicDB: always send them
+	}
+	one := []row{{"n": int64(1)}}
+	rootRow := row{"id": id("R"), "kind": "company", "name": "Root Co", "jurisdiction": "GB",
+		"identifiers": `[{"scheme":"GB-COH","id":"1"}]`, "address": "1 Main St", "founded_on": "2001-02-03",
+		"nominee": false, "source": "t"}
+	hop := func(s, kind, name, rel, k string, p, lo, hi any, role any) row {
+		return row{"id": id(s), "kind": kind, "name": name, "jurisdiction": "GB", "identifiers": nil, "address": nil,
+			"founded_on": nil, "nominee": false, "source": "t", "rel": rel, "key": k, "pct": p, "pct_min": lo,
+			"pct_max": hi, "role": role, "as_of": "2024-01-01", "edge_source": "t", "has_owners": nil, "has_holdings": true}
+	}
+	r := node("R", "company", "Root Co")
+	r["identifiers"], r["address"], r["founded_on"] = `[{"scheme":"GB-COH","id":"1"}]`, "1 Main St", "2001-02-03"
+	edge := func(k, from, to string, p, lo, hi any) map[string]any {
+		return map[string]any{"key": k, "from": id(from), "to": id(to), "pct": p, "pct_min": lo, "pct_max": hi,
+			"role": "board_appointment", "as_of": "2024-01-01", "source": "t"}
+	}
+	return []conformanceCase{
+		{name: "ownership upsert company", query: qOwnershipUpsertNodes[ownership.Company],
+			params: map[string]any{"rows": []map[string]any{r}}, want: one},
+		{name: "ownership upsert person", query: qOwnershipUpsertNodes[ownership.Person],
+			params: map[string]any{"rows": []map[string]any{node("P", "person", "Pat Doe")}}, want: one},
+		{name: "ownership upsert trust", query: qOwnershipUpsertNodes[ownership.Trust],
+			params: map[string]any{"rows": []map[string]any{node("T", "trust", "Doe Trust")}}, want: one},
+		{name: "ownership upsert vessel", query: qOwnershipUpsertNodes[ownership.Vessel],
+			params: map[string]any{"rows": []map[string]any{node("V", "vessel", "MV Doe")}}, want: one},
+		{name: "ownership upsert company again", query: qOwnershipUpsertNodes[ownership.Company],
+			params: map[string]any{"rows": []map[string]any{r}}, want: one},
+		{name: "ownership upsert stub over a described node", query: qOwnershipUpsertStubs,
+			params: map[string]any{"rows": []map[string]any{{"id": id("R"), "kind": "company", "name": "stub", "name_key": "stub", "source": "t", "has_owners": nil, "has_holdings": nil}}}, want: one},
+		{name: "ownership upsert stub new", query: qOwnershipUpsertStubs,
+			params: map[string]any{"rows": []map[string]any{{"id": id("S"), "kind": "company", "name": "Stub Co", "name_key": key + "_S", "source": "t", "has_owners": true, "has_holdings": nil}}}, want: one},
+		{name: "ownership stub entity", query: qOwnershipEntity, params: map[string]any{"id": id("S")},
+			want: []row{{"id": id("S"), "kind": "company", "name": "Stub Co", "jurisdiction": nil, "identifiers": nil,
+				"address": nil, "founded_on": nil, "nominee": nil, "source": "t"}}},
+		{name: "ownership flag owned", query: qOwnershipFlagOwned,
+			params: map[string]any{"rows": []map[string]any{{"id": id("R")}}}, want: one},
+		{name: "ownership flag owning", query: qOwnershipFlagOwning,
+			params: map[string]any{"rows": []map[string]any{{"id": id("P")}}}, want: one},
+		{name: "ownership flag owning trust", query: qOwnershipFlagOwning,
+			params: map[string]any{"rows": []map[string]any{{"id": id("T")}}}, want: one},
+		{name: "ownership upsert owns exact", query: qOwnershipUpsertOwns,
+			params: map[string]any{"rows": []map[string]any{edge("k1", "P", "R", 60.5, nil, nil)}}, want: one},
+		{name: "ownership upsert owns band", query: qOwnershipUpsertOwns,
+			params: map[string]any{"rows": []map[string]any{edge("k2", "T", "R", nil, 25.5, 50.5)}}, want: one},
+		{name: "ownership upsert owns again", query: qOwnershipUpsertOwns,
+			params: map[string]any{"rows": []map[string]any{edge("k1", "P", "R", 60.5, nil, nil)}}, want: one},
+		{name: "ownership upsert owns dangling", query: qOwnershipUpsertOwns,
+			params: map[string]any{"rows": []map[string]any{edge("k9", "P", "nowhere", 1.0, nil, nil)}}, want: []row{{"n": int64(0)}}},
+		{name: "ownership upsert controls", query: qOwnershipUpsertControls,
+			params: map[string]any{"rows": []map[string]any{edge("k3", "P", "R", nil, nil, nil)}}, want: one},
+		{name: "ownership entity", query: qOwnershipEntity, params: map[string]any{"id": id("R")}, want: []row{rootRow}},
+		{name: "ownership entity missing", query: qOwnershipEntity, params: map[string]any{"id": id("missing")}},
+		{name: "ownership by name key", query: qOwnershipByNameKey,
+			params: map[string]any{"key": key + "_R", "limit": int64(5)}, want: []row{rootRow}},
+		{name: "ownership owners", query: qOwnershipOwners, params: map[string]any{"id": id("R")}, anyOrder: true,
+			want: []row{
+				hop("P", "person", "Pat Doe", "OWNS", "k1", 60.5, nil, nil, nil),
+				hop("T", "trust", "Doe Trust", "OWNS", "k2", nil, 25.5, 50.5, nil),
+				hop("P", "person", "Pat Doe", "CONTROLS", "k3", nil, nil, nil, "board_appointment"),
+			}},
+		{name: "ownership delete", query: qOwnershipDelete, params: map[string]any{"id": id("V")}},
+		{name: "ownership deleted entity", query: qOwnershipEntity, params: map[string]any{"id": id("V")}},
+		{name: "ownership owners of a top owner", query: qOwnershipOwners, params: map[string]any{"id": id("P")}},
+		{name: "ownership owned", query: qOwnershipOwned, params: map[string]any{"id": id("P")}, anyOrder: true,
+			want: []row{
+				rootHop(rootRow, "OWNS", "k1", 60.5, nil),
+				rootHop(rootRow, "CONTROLS", "k3", nil, "board_appointment"),
+			}},
+	}
+}
+
+func rootHop(root row, rel, k string, p, role any) row {
+	out := row{"rel": rel, "key": k, "pct": p, "pct_min": nil, "pct_max": nil, "role": role, "as_of": "2024-01-01", "edge_source": "t",
+		"has_owners": true, "has_holdings": nil}
+	for c, v := range root {
+		out[c] = v
+	}
+	return out
+}

@@ -22,6 +22,11 @@ func (r *entityResolver) FindJurisdictionBySlug(ctx context.Context, slug string
 	return r.jurisdiction(ctx, slug)
 }
 
+// FindOwnershipEntityByID is the resolver for the findOwnershipEntityByID field.
+func (r *entityResolver) FindOwnershipEntityByID(ctx context.Context, id string) (*model.OwnershipEntity, error) {
+	return r.entityByID(ctx, id)
+}
+
 // Entity returns generated.EntityResolver implementation.
 func (r *Resolver) Entity() generated.EntityResolver { return &entityResolver{r} }
 

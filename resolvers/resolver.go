@@ -11,6 +11,7 @@ import (
 	"github.com/tradecompliance/compliance/graph/kyc"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
+	"github.com/tradecompliance/compliance/graph/ubo"
 	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
@@ -26,4 +27,8 @@ type Resolver struct {
 	Webhooks *webhooks.Service
 	KYC      *kyc.Service // nil: the KYC fields answer unavailable
 	Clusters *cluster.Service
+	// UBO answers uboScreen and uboGraph; Ownership the analyst fields of
+	// OwnershipEntity.
+	UBO       *ubo.Service
+	Ownership ubo.OwnershipGraph
 }

@@ -89,6 +89,9 @@ func NewHandler(r *Resolver, cfg Config) http.Handler {
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(postTransport{maxBody: cfg.MaxBodyBytes})
 
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		return next(r.withUBOLoaders(ctx))
+	})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(&limits{maxDepth: cfg.MaxDepth, maxComplexity: cfg.MaxComplexity})
@@ -122,6 +125,7 @@ func rawKeyFromPayload(p transport.InitPayload) string {
 // named cost 1 plus their children (gqlgen's default).
 func complexityRoot() generated.ComplexityRoot {
 	var c generated.ComplexityRoot
+	uboComplexity(&c)
 	return c
 }
 

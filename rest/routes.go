@@ -85,6 +85,10 @@ func (s *server) routes() []Route {
 		{Pattern: "POST /api/v1/webhooks/{id}/test", Access: ProductionKey, Scope: "webhooks", Limit: perMinute(30), Note: "extension: queue a signed webhook.test delivery", handler: s.testWebhook},
 		{Pattern: "GET /api/v1/webhooks/events", Access: ProductionKey, Scope: "webhooks", Note: "the caller's delivery log; limit 1..200, default 50", handler: s.webhookEvents},
 		{Pattern: "POST /api/v1/webhooks/events/{id}/replay", Access: ProductionKey, Scope: "webhooks", Note: "dlq rows only (409 otherwise)", handler: s.replayWebhookEvent},
+
+		// UBO screening surface.
+		{Pattern: "POST /api/v1/ubo/screen", Access: ProductionKey, Scope: "ubo", Limit: &graph.Limit{N: 10, Per: 60 * time.Second}, Note: "200 cached graph (90 days, per member) or 202 queued; max_hops 1..6, default 3", handler: s.uboScreen},
+		{Pattern: "GET /api/v1/ubo/graph/{id}", Access: ProductionKey, Scope: "ubo", Note: "the caller's graph, queued or ready", handler: s.uboGraph},
 	}
 }
 

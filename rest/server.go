@@ -16,6 +16,7 @@ import (
 	"github.com/tradecompliance/compliance/graph/kyc"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
+	"github.com/tradecompliance/compliance/graph/ubo"
 	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
@@ -33,6 +34,7 @@ type Config struct {
 	Webhooks *webhooks.Service
 	KYC      *kyc.Service // nil: the KYC endpoints answer unavailable
 	Clusters *cluster.Service
+	UBO      *ubo.Service
 
 	GraphQL      http.Handler // serves /graphql (POST and websocket upgrades)
 	IDE          http.Handler // the GraphQL IDE, mounted at /graphiql/

@@ -5,6 +5,7 @@
 //	compliance migrate               create the database if missing and migrate Postgres and Neo4j
 //	compliance version               print the version
 //	compliance keys create|list|revoke
+//	compliance ownership import [--format bods|csv|openoil] FILE...
 //
 // Configuration comes from the environment; see the README.
 package main
@@ -51,6 +52,7 @@ commands:
   clusters   import cluster records; rebuild their graph mirror (compliance clusters -h)
   submissions list or triage cluster submissions (compliance submissions -h)
   routes     print the route table: access, scope and limit of every route
+  ownership  import beneficial-ownership files into the graph (compliance ownership -h)
 `
 
 // run executes the command named by args and returns when it is done.
@@ -80,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return sanctionsCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "clusters":
 		return clustersCommand(ctx, cfg, log, args[1:], stdout, stderr)
+	case "ownership":
+		return ownershipCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "submissions":
 		return submissionsCommand(ctx, cfg, log, args[1:], stdout, stderr)
 	case "routes":

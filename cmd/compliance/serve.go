@@ -17,6 +17,7 @@ import (
 	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
+	"github.com/tradecompliance/compliance/graph/ubo"
 	"github.com/tradecompliance/compliance/graphdb"
 	"github.com/tradecompliance/compliance/relational"
 	"github.com/tradecompliance/compliance/resolvers"
@@ -122,12 +123,17 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return err
 	}
 	kycSvc, kycJobs := startKYC(ctx, cfg, pg, reg, clusters.Checker, matrix, screener, log)
-	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log, kycJobs...)
+	// UBO screening: builds run on the job queue ("ubo") beside webhook
+	// deliveries and KYC runs, screening against the sanctions screener and
+	// the cluster registry's checker.
+	uboBuilder := &ubo.Builder{Ownership: neo, Screener: screener, Checker: clusters.Checker}
+	uboSvc := &ubo.Service{Store: pg}
+	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log, append(kycJobs, pg.UBOJobs(uboBuilder, nil, log))...)
 	if err != nil {
 		return err
 	}
 	defer stopHooks()
-	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks, Screener: screener, Clusters: clusters, KYC: kycSvc}, resolvers.Config{
+	gql := resolvers.NewHandler(&resolvers.Resolver{Health: health, Keys: keys, KeyStore: pg, Audit: audit, Limiter: pg, Matrix: matrix, Webhooks: hooks, Screener: screener, Clusters: clusters, KYC: kycSvc, UBO: uboSvc, Ownership: neo}, resolvers.Config{
 		MaxDepth:      cfg.GraphQLMaxDepth,
 		MaxComplexity: cfg.GraphQLMaxComplexity,
 		MaxBodyBytes:  cfg.MaxBodyBytes,
@@ -161,6 +167,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 		Webhooks:     hooks,
 		Clusters:     clusters,
 		KYC:          kycSvc,
+		UBO:          uboSvc,
 		GraphQL:      gql,
 		IDE:          ide.Handler("/graphql"),
 		Logger:       log,

@@ -191,6 +191,25 @@ func (ec *executionContext) resolveEntity(
 
 			return entity, nil
 		}
+	case "OwnershipEntity":
+		resolverName, err := entityResolverNameForOwnershipEntity(ctx, rep)
+		if err != nil {
+			return nil, fmt.Errorf(`finding resolver for Entity "OwnershipEntity": %w`, err)
+		}
+		switch resolverName {
+
+		case "findOwnershipEntityByID":
+			id0, err := ec.unmarshalNID2string(ctx, rep["id"])
+			if err != nil {
+				return nil, fmt.Errorf(`unmarshalling param 0 for findOwnershipEntityByID(): %w`, err)
+			}
+			entity, err := ec.Resolvers.Entity().FindOwnershipEntityByID(ctx, id0)
+			if err != nil {
+				return nil, fmt.Errorf(`resolving Entity "OwnershipEntity": %w`, err)
+			}
+
+			return entity, nil
+		}
 
 	}
 	return nil, fmt.Errorf("%w: %s", ErrUnknownType, typeName)
@@ -284,5 +303,40 @@ func entityResolverNameForJurisdiction(ctx context.Context, rep EntityRepresenta
 		return "findJurisdictionBySlug", nil
 	}
 	return "", fmt.Errorf("%w for Jurisdiction due to %v", ErrTypeNotFound,
+		errors.Join(entityResolverErrs...).Error())
+}
+
+func entityResolverNameForOwnershipEntity(ctx context.Context, rep EntityRepresentation) (string, error) {
+	// we collect errors because a later entity resolver may work fine
+	// when an entity has multiple keys
+	entityResolverErrs := []error{}
+	for {
+		var (
+			m   EntityRepresentation
+			val any
+			ok  bool
+		)
+		_ = val
+		// if all of the KeyFields values for this resolver are null,
+		// we shouldn't use use it
+		allNull := true
+		m = rep
+		val, ok = m["id"]
+		if !ok {
+			entityResolverErrs = append(entityResolverErrs,
+				fmt.Errorf("%w due to missing Key Field \"id\" for OwnershipEntity", ErrTypeNotFound))
+			break
+		}
+		if allNull {
+			allNull = val == nil
+		}
+		if allNull {
+			entityResolverErrs = append(entityResolverErrs,
+				fmt.Errorf("%w due to all null value KeyFields for OwnershipEntity", ErrTypeNotFound))
+			break
+		}
+		return "findOwnershipEntityByID", nil
+	}
+	return "", fmt.Errorf("%w for OwnershipEntity due to %v", ErrTypeNotFound,
 		errors.Join(entityResolverErrs...).Error())
 }

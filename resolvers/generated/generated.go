@@ -17,7 +17,9 @@ import (
 	"github.com/99designs/gqlgen/plugin/federation/fedruntime"
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/kyc"
+	"github.com/tradecompliance/compliance/graph/ownership"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/ubo"
 	"github.com/tradecompliance/compliance/graph/webhooks"
 	"github.com/tradecompliance/compliance/resolvers/model"
 	"github.com/tradecompliance/compliance/resolvers/scalars"
@@ -42,6 +44,7 @@ type ResolverRoot interface {
 	Entity() EntityResolver
 	Jurisdiction() JurisdictionResolver
 	Mutation() MutationResolver
+	OwnershipEntity() OwnershipEntityResolver
 	Query() QueryResolver
 	ScreeningEvent() ScreeningEventResolver
 	ScreeningInput() ScreeningInputResolver
@@ -95,6 +98,24 @@ type ComplexityRoot struct {
 		Days   func(childComplexity int) int
 		Scopes func(childComplexity int) int
 		Total  func(childComplexity int) int
+	}
+
+	BeneficialOwner struct {
+		Entity  func(childComplexity int) int
+		Paths   func(childComplexity int) int
+		PctMax  func(childComplexity int) int
+		PctMin  func(childComplexity int) int
+		Status  func(childComplexity int) int
+		Unknown func(childComplexity int) int
+	}
+
+	BeneficialOwnership struct {
+		Caveats      func(childComplexity int) int
+		ControlOnly  func(childComplexity int) int
+		Owners       func(childComplexity int) int
+		Threshold    func(childComplexity int) int
+		Truncated    func(childComplexity int) int
+		Unidentified func(childComplexity int) int
 	}
 
 	Blocker struct {
@@ -254,8 +275,17 @@ type ComplexityRoot struct {
 	}
 
 	Entity struct {
-		FindAPIKeyByID         func(childComplexity int, id string) int
-		FindJurisdictionBySlug func(childComplexity int, slug string) int
+		FindAPIKeyByID          func(childComplexity int, id string) int
+		FindJurisdictionBySlug  func(childComplexity int, slug string) int
+		FindOwnershipEntityByID func(childComplexity int, id string) int
+	}
+
+	ExposedParty struct {
+		BlockedShareMax func(childComplexity int) int
+		BlockedShareMin func(childComplexity int) int
+		Entity          func(childComplexity int) int
+		Listings        func(childComplexity int) int
+		Status          func(childComplexity int) int
 	}
 
 	Jurisdiction struct {
@@ -276,6 +306,88 @@ type ComplexityRoot struct {
 		StartScreening            func(childComplexity int, input model.StartScreeningInput) int
 		SubmitCluster             func(childComplexity int, input model.ClusterSubmissionInput) int
 		TestWebhookSubscription   func(childComplexity int, id string) int
+		UboScreen                 func(childComplexity int, input model.UboScreenInput) int
+	}
+
+	OwnershipController struct {
+		Entity func(childComplexity int) int
+		Means  func(childComplexity int) int
+		Paths  func(childComplexity int) int
+	}
+
+	OwnershipControllers struct {
+		Caveats     func(childComplexity int) int
+		Controllers func(childComplexity int) int
+		Truncated   func(childComplexity int) int
+	}
+
+	OwnershipEntity struct {
+		Address           func(childComplexity int) int
+		BeneficialOwners  func(childComplexity int, threshold *float64) int
+		Controllers       func(childComplexity int) int
+		FoundedOn         func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Identifiers       func(childComplexity int) int
+		Jurisdiction      func(childComplexity int) int
+		Kind              func(childComplexity int) int
+		Name              func(childComplexity int) int
+		Nominee           func(childComplexity int) int
+		Owners            func(childComplexity int, maxHops *int) int
+		SanctionsExposure func(childComplexity int, maxHops *int) int
+		Subsidiaries      func(childComplexity int, maxHops *int) int
+	}
+
+	OwnershipHop struct {
+		AsOf     func(childComplexity int) int
+		From     func(childComplexity int) int
+		PctMax   func(childComplexity int) int
+		PctMin   func(childComplexity int) int
+		Relation func(childComplexity int) int
+		Role     func(childComplexity int) int
+		Source   func(childComplexity int) int
+		To       func(childComplexity int) int
+		Unknown  func(childComplexity int) int
+	}
+
+	OwnershipIdentifier struct {
+		ID     func(childComplexity int) int
+		Scheme func(childComplexity int) int
+	}
+
+	OwnershipLink struct {
+		AsOf     func(childComplexity int) int
+		Entity   func(childComplexity int) int
+		From     func(childComplexity int) int
+		Hops     func(childComplexity int) int
+		Pct      func(childComplexity int) int
+		PctMax   func(childComplexity int) int
+		PctMin   func(childComplexity int) int
+		Relation func(childComplexity int) int
+		Role     func(childComplexity int) int
+		Source   func(childComplexity int) int
+		To       func(childComplexity int) int
+	}
+
+	OwnershipLinks struct {
+		Caveats   func(childComplexity int) int
+		Links     func(childComplexity int) int
+		Truncated func(childComplexity int) int
+	}
+
+	OwnershipListing struct {
+		Confirmed func(childComplexity int) int
+		EntryID   func(childComplexity int) int
+		List      func(childComplexity int) int
+		Name      func(childComplexity int) int
+		Score     func(childComplexity int) int
+	}
+
+	OwnershipPath struct {
+		Hops    func(childComplexity int) int
+		Owner   func(childComplexity int) int
+		PctMax  func(childComplexity int) int
+		PctMin  func(childComplexity int) int
+		Unknown func(childComplexity int) int
 	}
 
 	Product struct {
@@ -308,6 +420,8 @@ type ComplexityRoot struct {
 		ClusterSubmission    func(childComplexity int, requestID string) int
 		Clusters             func(childComplexity int, severity *string, country *string, since *string) int
 		Dossier              func(childComplexity int, entityID string) int
+		Entities             func(childComplexity int, name string, limit *int) int
+		Entity               func(childComplexity int, id string) int
 		Jurisdiction         func(childComplexity int, slug string) int
 		Jurisdictions        func(childComplexity int) int
 		Me                   func(childComplexity int) int
@@ -318,6 +432,7 @@ type ComplexityRoot struct {
 		ScreeningRun         func(childComplexity int, id string) int
 		ServiceStatus        func(childComplexity int) int
 		Tradability          func(childComplexity int, country string, product string, listingType *string) int
+		UboGraph             func(childComplexity int, id string) int
 		WebhookDeliveries    func(childComplexity int, status *string, subscriptionID *string, limit *int) int
 		WebhookEventTypes    func(childComplexity int) int
 		WebhookSubscriptions func(childComplexity int) int
@@ -355,6 +470,17 @@ type ComplexityRoot struct {
 		NameSimilarity func(childComplexity int) int
 		NameType       func(childComplexity int) int
 		Tokens         func(childComplexity int) int
+	}
+
+	SanctionsExposure struct {
+		Caveats     func(childComplexity int) int
+		ControlOnly func(childComplexity int) int
+		Coverage    func(childComplexity int) int
+		Degraded    func(childComplexity int) int
+		Listed      func(childComplexity int) int
+		Paths       func(childComplexity int) int
+		Status      func(childComplexity int) int
+		Truncated   func(childComplexity int) int
 	}
 
 	SanctionsFeature struct {
@@ -474,6 +600,19 @@ type ComplexityRoot struct {
 		Version  func(childComplexity int) int
 	}
 
+	ShellSignal struct {
+		Evidence func(childComplexity int) int
+		Name     func(childComplexity int) int
+	}
+
+	ShellVerdict struct {
+		EntityID func(childComplexity int) int
+		Name     func(childComplexity int) int
+		Score    func(childComplexity int) int
+		Signals  func(childComplexity int) int
+		Verdict  func(childComplexity int) int
+	}
+
 	Subscription struct {
 		ScreeningProgress    func(childComplexity int, runID string) int
 		ServiceStatusChanged func(childComplexity int, pollSeconds *int) int
@@ -494,6 +633,108 @@ type ComplexityRoot struct {
 		Slug        func(childComplexity int) int
 		Status      func(childComplexity int) int
 		Version     func(childComplexity int) int
+	}
+
+	UboBlocklist struct {
+		HighestSeverity func(childComplexity int) int
+		Reason          func(childComplexity int) int
+		Status          func(childComplexity int) int
+	}
+
+	UboClusterHit struct {
+		EntityID   func(childComplexity int) int
+		EntityName func(childComplexity int) int
+		Name       func(childComplexity int) int
+		RecordID   func(childComplexity int) int
+		Severity   func(childComplexity int) int
+		Slug       func(childComplexity int) int
+	}
+
+	UboEdge struct {
+		From     func(childComplexity int) int
+		Pct      func(childComplexity int) int
+		PctMax   func(childComplexity int) int
+		PctMin   func(childComplexity int) int
+		Relation func(childComplexity int) int
+		Role     func(childComplexity int) int
+		Source   func(childComplexity int) int
+		To       func(childComplexity int) int
+	}
+
+	UboGraph struct {
+		AggregateRisk        func(childComplexity int) int
+		BeneficialOwners     func(childComplexity int) int
+		BlocklistScreened    func(childComplexity int) int
+		BuiltAt              func(childComplexity int) int
+		Cached               func(childComplexity int) int
+		Caveats              func(childComplexity int) int
+		ClusterHits          func(childComplexity int) int
+		ControlOnlyPersons   func(childComplexity int) int
+		Coverage             func(childComplexity int) int
+		Edges                func(childComplexity int) int
+		GraphID              func(childComplexity int) int
+		ListsMissing         func(childComplexity int) int
+		MaxHops              func(childComplexity int) int
+		Nodes                func(childComplexity int) int
+		Ofac50               func(childComplexity int) int
+		RequestedAt          func(childComplexity int) int
+		RiskReasons          func(childComplexity int) int
+		RootCandidates       func(childComplexity int) int
+		RootEntityID         func(childComplexity int) int
+		RootEntityName       func(childComplexity int) int
+		RootFound            func(childComplexity int) int
+		RootJurisdiction     func(childComplexity int) int
+		SanctionsCoverage    func(childComplexity int) int
+		SanctionsMatches     func(childComplexity int) int
+		ShellCompanyVerdicts func(childComplexity int) int
+		Status               func(childComplexity int) int
+		Truncated            func(childComplexity int) int
+	}
+
+	UboNode struct {
+		Address      func(childComplexity int) int
+		Blocklist    func(childComplexity int) int
+		EffectiveMax func(childComplexity int) int
+		EffectiveMin func(childComplexity int) int
+		Founded      func(childComplexity int) int
+		Hops         func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Jurisdiction func(childComplexity int) int
+		Kind         func(childComplexity int) int
+		Name         func(childComplexity int) int
+		Nominee      func(childComplexity int) int
+		Sanctions    func(childComplexity int) int
+	}
+
+	UboNodeScreening struct {
+		Matches  func(childComplexity int) int
+		Reason   func(childComplexity int) int
+		Screened func(childComplexity int) int
+	}
+
+	UboOfac50 struct {
+		Evidence func(childComplexity int) int
+		Status   func(childComplexity int) int
+	}
+
+	UboOwner struct {
+		EntityID func(childComplexity int) int
+		Name     func(childComplexity int) int
+		PctMax   func(childComplexity int) int
+		PctMin   func(childComplexity int) int
+		Possible func(childComplexity int) int
+		Roles    func(childComplexity int) int
+	}
+
+	UboSanctionsMatch struct {
+		EntityID    func(childComplexity int) int
+		EntityName  func(childComplexity int) int
+		List        func(childComplexity int) int
+		ListedName  func(childComplexity int) int
+		MatchedName func(childComplexity int) int
+		Programs    func(childComplexity int) int
+		Score       func(childComplexity int) int
+		SourceID    func(childComplexity int) int
 	}
 
 	WebhookDelivery struct {
@@ -574,6 +815,7 @@ type DossierResolver interface {
 type EntityResolver interface {
 	FindAPIKeyByID(ctx context.Context, id string) (*model.APIKey, error)
 	FindJurisdictionBySlug(ctx context.Context, slug string) (*model.Jurisdiction, error)
+	FindOwnershipEntityByID(ctx context.Context, id string) (*model.OwnershipEntity, error)
 }
 type JurisdictionResolver interface {
 	Rules(ctx context.Context, obj *model.Jurisdiction) (*model.ProductRuleSet, error)
@@ -584,10 +826,20 @@ type MutationResolver interface {
 	SubmitCluster(ctx context.Context, input model.ClusterSubmissionInput) (*model.ClusterSubmissionReceipt, error)
 	StartScreening(ctx context.Context, input model.StartScreeningInput) (*kyc.Run, error)
 	Rescreen(ctx context.Context, entityID string) (*model.RescreenQueued, error)
+	UboScreen(ctx context.Context, input model.UboScreenInput) (*model.UboGraph, error)
 	CreateWebhookSubscription(ctx context.Context, input model.CreateWebhookSubscriptionInput) (*model.CreatedWebhookSubscription, error)
 	DeleteWebhookSubscription(ctx context.Context, id string) (*webhooks.Subscription, error)
 	ReplayWebhookDelivery(ctx context.Context, id string) (*model.WebhookReplay, error)
 	TestWebhookSubscription(ctx context.Context, id string) (*webhooks.Delivery, error)
+}
+type OwnershipEntityResolver interface {
+	Kind(ctx context.Context, obj *model.OwnershipEntity) (string, error)
+
+	Owners(ctx context.Context, obj *model.OwnershipEntity, maxHops *int) (*model.OwnershipLinks, error)
+	Subsidiaries(ctx context.Context, obj *model.OwnershipEntity, maxHops *int) (*model.OwnershipLinks, error)
+	BeneficialOwners(ctx context.Context, obj *model.OwnershipEntity, threshold *float64) (*model.BeneficialOwnership, error)
+	Controllers(ctx context.Context, obj *model.OwnershipEntity) (*model.OwnershipControllers, error)
+	SanctionsExposure(ctx context.Context, obj *model.OwnershipEntity, maxHops *int) (*model.SanctionsExposure, error)
 }
 type QueryResolver interface {
 	ServiceStatus(ctx context.Context) (*graph.Status, error)
@@ -609,6 +861,9 @@ type QueryResolver interface {
 	Products(ctx context.Context) ([]regulatory.Product, error)
 	SanctionsSearch(ctx context.Context, name *string, country *string, dob *string, imo *string, identifiers []string, kind *string, threshold *float64, limit *int) (*model.SanctionsScreening, error)
 	SanctionsLists(ctx context.Context) (*model.SanctionsListsReport, error)
+	Entity(ctx context.Context, id string) (*model.OwnershipEntity, error)
+	Entities(ctx context.Context, name string, limit *int) ([]model.OwnershipEntity, error)
+	UboGraph(ctx context.Context, id string) (*model.UboGraph, error)
 	WebhookSubscriptions(ctx context.Context) ([]webhooks.Subscription, error)
 	WebhookEventTypes(ctx context.Context) ([]webhooks.EventType, error)
 	WebhookDeliveries(ctx context.Context, status *string, subscriptionID *string, limit *int) ([]webhooks.Delivery, error)
@@ -840,6 +1095,80 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditSummary.Total(childComplexity), true
+
+	case "BeneficialOwner.entity":
+		if e.ComplexityRoot.BeneficialOwner.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwner.Entity(childComplexity), true
+	case "BeneficialOwner.paths":
+		if e.ComplexityRoot.BeneficialOwner.Paths == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwner.Paths(childComplexity), true
+	case "BeneficialOwner.pctMax":
+		if e.ComplexityRoot.BeneficialOwner.PctMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwner.PctMax(childComplexity), true
+	case "BeneficialOwner.pctMin":
+		if e.ComplexityRoot.BeneficialOwner.PctMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwner.PctMin(childComplexity), true
+	case "BeneficialOwner.status":
+		if e.ComplexityRoot.BeneficialOwner.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwner.Status(childComplexity), true
+	case "BeneficialOwner.unknown":
+		if e.ComplexityRoot.BeneficialOwner.Unknown == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwner.Unknown(childComplexity), true
+
+	case "BeneficialOwnership.caveats":
+		if e.ComplexityRoot.BeneficialOwnership.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwnership.Caveats(childComplexity), true
+	case "BeneficialOwnership.controlOnly":
+		if e.ComplexityRoot.BeneficialOwnership.ControlOnly == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwnership.ControlOnly(childComplexity), true
+	case "BeneficialOwnership.owners":
+		if e.ComplexityRoot.BeneficialOwnership.Owners == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwnership.Owners(childComplexity), true
+	case "BeneficialOwnership.threshold":
+		if e.ComplexityRoot.BeneficialOwnership.Threshold == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwnership.Threshold(childComplexity), true
+	case "BeneficialOwnership.truncated":
+		if e.ComplexityRoot.BeneficialOwnership.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwnership.Truncated(childComplexity), true
+	case "BeneficialOwnership.unidentified":
+		if e.ComplexityRoot.BeneficialOwnership.Unidentified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BeneficialOwnership.Unidentified(childComplexity), true
 
 	case "Blocker.reason":
 		if e.ComplexityRoot.Blocker.Reason == nil {
@@ -1493,6 +1822,48 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entity.FindJurisdictionBySlug(childComplexity, args["slug"].(string)), true
+	case "Entity.findOwnershipEntityByID":
+		if e.ComplexityRoot.Entity.FindOwnershipEntityByID == nil {
+			break
+		}
+
+		args, err := ec.field_Entity_findOwnershipEntityByID_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entity.FindOwnershipEntityByID(childComplexity, args["id"].(string)), true
+
+	case "ExposedParty.blockedShareMax":
+		if e.ComplexityRoot.ExposedParty.BlockedShareMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExposedParty.BlockedShareMax(childComplexity), true
+	case "ExposedParty.blockedShareMin":
+		if e.ComplexityRoot.ExposedParty.BlockedShareMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExposedParty.BlockedShareMin(childComplexity), true
+	case "ExposedParty.entity":
+		if e.ComplexityRoot.ExposedParty.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExposedParty.Entity(childComplexity), true
+	case "ExposedParty.listings":
+		if e.ComplexityRoot.ExposedParty.Listings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExposedParty.Listings(childComplexity), true
+	case "ExposedParty.status":
+		if e.ComplexityRoot.ExposedParty.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExposedParty.Status(childComplexity), true
 
 	case "Jurisdiction.country":
 		if e.ComplexityRoot.Jurisdiction.Country == nil {
@@ -1624,6 +1995,370 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.TestWebhookSubscription(childComplexity, args["id"].(string)), true
+	case "Mutation.uboScreen":
+		if e.ComplexityRoot.Mutation.UboScreen == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uboScreen_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UboScreen(childComplexity, args["input"].(model.UboScreenInput)), true
+
+	case "OwnershipController.entity":
+		if e.ComplexityRoot.OwnershipController.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipController.Entity(childComplexity), true
+	case "OwnershipController.means":
+		if e.ComplexityRoot.OwnershipController.Means == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipController.Means(childComplexity), true
+	case "OwnershipController.paths":
+		if e.ComplexityRoot.OwnershipController.Paths == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipController.Paths(childComplexity), true
+
+	case "OwnershipControllers.caveats":
+		if e.ComplexityRoot.OwnershipControllers.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipControllers.Caveats(childComplexity), true
+	case "OwnershipControllers.controllers":
+		if e.ComplexityRoot.OwnershipControllers.Controllers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipControllers.Controllers(childComplexity), true
+	case "OwnershipControllers.truncated":
+		if e.ComplexityRoot.OwnershipControllers.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipControllers.Truncated(childComplexity), true
+
+	case "OwnershipEntity.address":
+		if e.ComplexityRoot.OwnershipEntity.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.Address(childComplexity), true
+	case "OwnershipEntity.beneficialOwners":
+		if e.ComplexityRoot.OwnershipEntity.BeneficialOwners == nil {
+			break
+		}
+
+		args, err := ec.field_OwnershipEntity_beneficialOwners_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.BeneficialOwners(childComplexity, args["threshold"].(*float64)), true
+	case "OwnershipEntity.controllers":
+		if e.ComplexityRoot.OwnershipEntity.Controllers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.Controllers(childComplexity), true
+	case "OwnershipEntity.foundedOn":
+		if e.ComplexityRoot.OwnershipEntity.FoundedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.FoundedOn(childComplexity), true
+	case "OwnershipEntity.id":
+		if e.ComplexityRoot.OwnershipEntity.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.ID(childComplexity), true
+	case "OwnershipEntity.identifiers":
+		if e.ComplexityRoot.OwnershipEntity.Identifiers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.Identifiers(childComplexity), true
+	case "OwnershipEntity.jurisdiction":
+		if e.ComplexityRoot.OwnershipEntity.Jurisdiction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.Jurisdiction(childComplexity), true
+	case "OwnershipEntity.kind":
+		if e.ComplexityRoot.OwnershipEntity.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.Kind(childComplexity), true
+	case "OwnershipEntity.name":
+		if e.ComplexityRoot.OwnershipEntity.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.Name(childComplexity), true
+	case "OwnershipEntity.nominee":
+		if e.ComplexityRoot.OwnershipEntity.Nominee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.Nominee(childComplexity), true
+	case "OwnershipEntity.owners":
+		if e.ComplexityRoot.OwnershipEntity.Owners == nil {
+			break
+		}
+
+		args, err := ec.field_OwnershipEntity_owners_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.Owners(childComplexity, args["maxHops"].(*int)), true
+	case "OwnershipEntity.sanctionsExposure":
+		if e.ComplexityRoot.OwnershipEntity.SanctionsExposure == nil {
+			break
+		}
+
+		args, err := ec.field_OwnershipEntity_sanctionsExposure_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.SanctionsExposure(childComplexity, args["maxHops"].(*int)), true
+	case "OwnershipEntity.subsidiaries":
+		if e.ComplexityRoot.OwnershipEntity.Subsidiaries == nil {
+			break
+		}
+
+		args, err := ec.field_OwnershipEntity_subsidiaries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.OwnershipEntity.Subsidiaries(childComplexity, args["maxHops"].(*int)), true
+
+	case "OwnershipHop.asOf":
+		if e.ComplexityRoot.OwnershipHop.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipHop.AsOf(childComplexity), true
+	case "OwnershipHop.from":
+		if e.ComplexityRoot.OwnershipHop.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipHop.From(childComplexity), true
+	case "OwnershipHop.pctMax":
+		if e.ComplexityRoot.OwnershipHop.PctMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipHop.PctMax(childComplexity), true
+	case "OwnershipHop.pctMin":
+		if e.ComplexityRoot.OwnershipHop.PctMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipHop.PctMin(childComplexity), true
+	case "OwnershipHop.relation":
+		if e.ComplexityRoot.OwnershipHop.Relation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipHop.Relation(childComplexity), true
+	case "OwnershipHop.role":
+		if e.ComplexityRoot.OwnershipHop.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipHop.Role(childComplexity), true
+	case "OwnershipHop.source":
+		if e.ComplexityRoot.OwnershipHop.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipHop.Source(childComplexity), true
+	case "OwnershipHop.to":
+		if e.ComplexityRoot.OwnershipHop.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipHop.To(childComplexity), true
+	case "OwnershipHop.unknown":
+		if e.ComplexityRoot.OwnershipHop.Unknown == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipHop.Unknown(childComplexity), true
+
+	case "OwnershipIdentifier.id":
+		if e.ComplexityRoot.OwnershipIdentifier.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipIdentifier.ID(childComplexity), true
+	case "OwnershipIdentifier.scheme":
+		if e.ComplexityRoot.OwnershipIdentifier.Scheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipIdentifier.Scheme(childComplexity), true
+
+	case "OwnershipLink.asOf":
+		if e.ComplexityRoot.OwnershipLink.AsOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.AsOf(childComplexity), true
+	case "OwnershipLink.entity":
+		if e.ComplexityRoot.OwnershipLink.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.Entity(childComplexity), true
+	case "OwnershipLink.from":
+		if e.ComplexityRoot.OwnershipLink.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.From(childComplexity), true
+	case "OwnershipLink.hops":
+		if e.ComplexityRoot.OwnershipLink.Hops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.Hops(childComplexity), true
+	case "OwnershipLink.pct":
+		if e.ComplexityRoot.OwnershipLink.Pct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.Pct(childComplexity), true
+	case "OwnershipLink.pctMax":
+		if e.ComplexityRoot.OwnershipLink.PctMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.PctMax(childComplexity), true
+	case "OwnershipLink.pctMin":
+		if e.ComplexityRoot.OwnershipLink.PctMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.PctMin(childComplexity), true
+	case "OwnershipLink.relation":
+		if e.ComplexityRoot.OwnershipLink.Relation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.Relation(childComplexity), true
+	case "OwnershipLink.role":
+		if e.ComplexityRoot.OwnershipLink.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.Role(childComplexity), true
+	case "OwnershipLink.source":
+		if e.ComplexityRoot.OwnershipLink.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.Source(childComplexity), true
+	case "OwnershipLink.to":
+		if e.ComplexityRoot.OwnershipLink.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLink.To(childComplexity), true
+
+	case "OwnershipLinks.caveats":
+		if e.ComplexityRoot.OwnershipLinks.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLinks.Caveats(childComplexity), true
+	case "OwnershipLinks.links":
+		if e.ComplexityRoot.OwnershipLinks.Links == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLinks.Links(childComplexity), true
+	case "OwnershipLinks.truncated":
+		if e.ComplexityRoot.OwnershipLinks.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipLinks.Truncated(childComplexity), true
+
+	case "OwnershipListing.confirmed":
+		if e.ComplexityRoot.OwnershipListing.Confirmed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipListing.Confirmed(childComplexity), true
+	case "OwnershipListing.entryId":
+		if e.ComplexityRoot.OwnershipListing.EntryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipListing.EntryID(childComplexity), true
+	case "OwnershipListing.list":
+		if e.ComplexityRoot.OwnershipListing.List == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipListing.List(childComplexity), true
+	case "OwnershipListing.name":
+		if e.ComplexityRoot.OwnershipListing.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipListing.Name(childComplexity), true
+	case "OwnershipListing.score":
+		if e.ComplexityRoot.OwnershipListing.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipListing.Score(childComplexity), true
+
+	case "OwnershipPath.hops":
+		if e.ComplexityRoot.OwnershipPath.Hops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipPath.Hops(childComplexity), true
+	case "OwnershipPath.owner":
+		if e.ComplexityRoot.OwnershipPath.Owner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipPath.Owner(childComplexity), true
+	case "OwnershipPath.pctMax":
+		if e.ComplexityRoot.OwnershipPath.PctMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipPath.PctMax(childComplexity), true
+	case "OwnershipPath.pctMin":
+		if e.ComplexityRoot.OwnershipPath.PctMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipPath.PctMin(childComplexity), true
+	case "OwnershipPath.unknown":
+		if e.ComplexityRoot.OwnershipPath.Unknown == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnershipPath.Unknown(childComplexity), true
 
 	case "Product.category":
 		if e.ComplexityRoot.Product.Category == nil {
@@ -1788,6 +2523,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Dossier(childComplexity, args["entityId"].(string)), true
+	case "Query.entities":
+		if e.ComplexityRoot.Query.Entities == nil {
+			break
+		}
+
+		args, err := ec.field_Query_entities_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Entities(childComplexity, args["name"].(string), args["limit"].(*int)), true
+	case "Query.entity":
+		if e.ComplexityRoot.Query.Entity == nil {
+			break
+		}
+
+		args, err := ec.field_Query_entity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Entity(childComplexity, args["id"].(string)), true
 
 	case "Query.jurisdiction":
 		if e.ComplexityRoot.Query.Jurisdiction == nil {
@@ -1869,6 +2626,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Tradability(childComplexity, args["country"].(string), args["product"].(string), args["listingType"].(*string)), true
+	case "Query.uboGraph":
+		if e.ComplexityRoot.Query.UboGraph == nil {
+			break
+		}
+
+		args, err := ec.field_Query_uboGraph_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.UboGraph(childComplexity, args["id"].(string)), true
 	case "Query.webhookDeliveries":
 		if e.ComplexityRoot.Query.WebhookDeliveries == nil {
 			break
@@ -2016,6 +2784,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SanctionsExplanation.Tokens(childComplexity), true
+
+	case "SanctionsExposure.caveats":
+		if e.ComplexityRoot.SanctionsExposure.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExposure.Caveats(childComplexity), true
+	case "SanctionsExposure.controlOnly":
+		if e.ComplexityRoot.SanctionsExposure.ControlOnly == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExposure.ControlOnly(childComplexity), true
+	case "SanctionsExposure.coverage":
+		if e.ComplexityRoot.SanctionsExposure.Coverage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExposure.Coverage(childComplexity), true
+	case "SanctionsExposure.degraded":
+		if e.ComplexityRoot.SanctionsExposure.Degraded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExposure.Degraded(childComplexity), true
+	case "SanctionsExposure.listed":
+		if e.ComplexityRoot.SanctionsExposure.Listed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExposure.Listed(childComplexity), true
+	case "SanctionsExposure.paths":
+		if e.ComplexityRoot.SanctionsExposure.Paths == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExposure.Paths(childComplexity), true
+	case "SanctionsExposure.status":
+		if e.ComplexityRoot.SanctionsExposure.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExposure.Status(childComplexity), true
+	case "SanctionsExposure.truncated":
+		if e.ComplexityRoot.SanctionsExposure.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SanctionsExposure.Truncated(childComplexity), true
 
 	case "SanctionsFeature.delta":
 		if e.ComplexityRoot.SanctionsFeature.Delta == nil {
@@ -2498,6 +3315,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ServiceStatus.Version(childComplexity), true
 
+	case "ShellSignal.evidence":
+		if e.ComplexityRoot.ShellSignal.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShellSignal.Evidence(childComplexity), true
+	case "ShellSignal.name":
+		if e.ComplexityRoot.ShellSignal.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShellSignal.Name(childComplexity), true
+
+	case "ShellVerdict.entityId":
+		if e.ComplexityRoot.ShellVerdict.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShellVerdict.EntityID(childComplexity), true
+	case "ShellVerdict.name":
+		if e.ComplexityRoot.ShellVerdict.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShellVerdict.Name(childComplexity), true
+	case "ShellVerdict.score":
+		if e.ComplexityRoot.ShellVerdict.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShellVerdict.Score(childComplexity), true
+	case "ShellVerdict.signals":
+		if e.ComplexityRoot.ShellVerdict.Signals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShellVerdict.Signals(childComplexity), true
+	case "ShellVerdict.verdict":
+		if e.ComplexityRoot.ShellVerdict.Verdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShellVerdict.Verdict(childComplexity), true
+
 	case "Subscription.screeningProgress":
 		if e.ComplexityRoot.Subscription.ScreeningProgress == nil {
 			break
@@ -2605,6 +3466,465 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Tradability.Version(childComplexity), true
+
+	case "UboBlocklist.highestSeverity":
+		if e.ComplexityRoot.UboBlocklist.HighestSeverity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboBlocklist.HighestSeverity(childComplexity), true
+	case "UboBlocklist.reason":
+		if e.ComplexityRoot.UboBlocklist.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboBlocklist.Reason(childComplexity), true
+	case "UboBlocklist.status":
+		if e.ComplexityRoot.UboBlocklist.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboBlocklist.Status(childComplexity), true
+
+	case "UboClusterHit.entityId":
+		if e.ComplexityRoot.UboClusterHit.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboClusterHit.EntityID(childComplexity), true
+	case "UboClusterHit.entityName":
+		if e.ComplexityRoot.UboClusterHit.EntityName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboClusterHit.EntityName(childComplexity), true
+	case "UboClusterHit.name":
+		if e.ComplexityRoot.UboClusterHit.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboClusterHit.Name(childComplexity), true
+	case "UboClusterHit.recordId":
+		if e.ComplexityRoot.UboClusterHit.RecordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboClusterHit.RecordID(childComplexity), true
+	case "UboClusterHit.severity":
+		if e.ComplexityRoot.UboClusterHit.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboClusterHit.Severity(childComplexity), true
+	case "UboClusterHit.slug":
+		if e.ComplexityRoot.UboClusterHit.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboClusterHit.Slug(childComplexity), true
+
+	case "UboEdge.from":
+		if e.ComplexityRoot.UboEdge.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboEdge.From(childComplexity), true
+	case "UboEdge.pct":
+		if e.ComplexityRoot.UboEdge.Pct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboEdge.Pct(childComplexity), true
+	case "UboEdge.pctMax":
+		if e.ComplexityRoot.UboEdge.PctMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboEdge.PctMax(childComplexity), true
+	case "UboEdge.pctMin":
+		if e.ComplexityRoot.UboEdge.PctMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboEdge.PctMin(childComplexity), true
+	case "UboEdge.relation":
+		if e.ComplexityRoot.UboEdge.Relation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboEdge.Relation(childComplexity), true
+	case "UboEdge.role":
+		if e.ComplexityRoot.UboEdge.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboEdge.Role(childComplexity), true
+	case "UboEdge.source":
+		if e.ComplexityRoot.UboEdge.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboEdge.Source(childComplexity), true
+	case "UboEdge.to":
+		if e.ComplexityRoot.UboEdge.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboEdge.To(childComplexity), true
+
+	case "UboGraph.aggregateRisk":
+		if e.ComplexityRoot.UboGraph.AggregateRisk == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.AggregateRisk(childComplexity), true
+	case "UboGraph.beneficialOwners":
+		if e.ComplexityRoot.UboGraph.BeneficialOwners == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.BeneficialOwners(childComplexity), true
+	case "UboGraph.blocklistScreened":
+		if e.ComplexityRoot.UboGraph.BlocklistScreened == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.BlocklistScreened(childComplexity), true
+	case "UboGraph.builtAt":
+		if e.ComplexityRoot.UboGraph.BuiltAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.BuiltAt(childComplexity), true
+	case "UboGraph.cached":
+		if e.ComplexityRoot.UboGraph.Cached == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.Cached(childComplexity), true
+	case "UboGraph.caveats":
+		if e.ComplexityRoot.UboGraph.Caveats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.Caveats(childComplexity), true
+	case "UboGraph.clusterHits":
+		if e.ComplexityRoot.UboGraph.ClusterHits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.ClusterHits(childComplexity), true
+	case "UboGraph.controlOnlyPersons":
+		if e.ComplexityRoot.UboGraph.ControlOnlyPersons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.ControlOnlyPersons(childComplexity), true
+	case "UboGraph.coverage":
+		if e.ComplexityRoot.UboGraph.Coverage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.Coverage(childComplexity), true
+	case "UboGraph.edges":
+		if e.ComplexityRoot.UboGraph.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.Edges(childComplexity), true
+	case "UboGraph.graphId":
+		if e.ComplexityRoot.UboGraph.GraphID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.GraphID(childComplexity), true
+	case "UboGraph.listsMissing":
+		if e.ComplexityRoot.UboGraph.ListsMissing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.ListsMissing(childComplexity), true
+	case "UboGraph.maxHops":
+		if e.ComplexityRoot.UboGraph.MaxHops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.MaxHops(childComplexity), true
+	case "UboGraph.nodes":
+		if e.ComplexityRoot.UboGraph.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.Nodes(childComplexity), true
+	case "UboGraph.ofac50":
+		if e.ComplexityRoot.UboGraph.Ofac50 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.Ofac50(childComplexity), true
+	case "UboGraph.requestedAt":
+		if e.ComplexityRoot.UboGraph.RequestedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.RequestedAt(childComplexity), true
+	case "UboGraph.riskReasons":
+		if e.ComplexityRoot.UboGraph.RiskReasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.RiskReasons(childComplexity), true
+	case "UboGraph.rootCandidates":
+		if e.ComplexityRoot.UboGraph.RootCandidates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.RootCandidates(childComplexity), true
+	case "UboGraph.rootEntityId":
+		if e.ComplexityRoot.UboGraph.RootEntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.RootEntityID(childComplexity), true
+	case "UboGraph.rootEntityName":
+		if e.ComplexityRoot.UboGraph.RootEntityName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.RootEntityName(childComplexity), true
+	case "UboGraph.rootFound":
+		if e.ComplexityRoot.UboGraph.RootFound == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.RootFound(childComplexity), true
+	case "UboGraph.rootJurisdiction":
+		if e.ComplexityRoot.UboGraph.RootJurisdiction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.RootJurisdiction(childComplexity), true
+	case "UboGraph.sanctionsCoverage":
+		if e.ComplexityRoot.UboGraph.SanctionsCoverage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.SanctionsCoverage(childComplexity), true
+	case "UboGraph.sanctionsMatches":
+		if e.ComplexityRoot.UboGraph.SanctionsMatches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.SanctionsMatches(childComplexity), true
+	case "UboGraph.shellCompanyVerdicts":
+		if e.ComplexityRoot.UboGraph.ShellCompanyVerdicts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.ShellCompanyVerdicts(childComplexity), true
+	case "UboGraph.status":
+		if e.ComplexityRoot.UboGraph.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.Status(childComplexity), true
+	case "UboGraph.truncated":
+		if e.ComplexityRoot.UboGraph.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboGraph.Truncated(childComplexity), true
+
+	case "UboNode.address":
+		if e.ComplexityRoot.UboNode.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.Address(childComplexity), true
+	case "UboNode.blocklist":
+		if e.ComplexityRoot.UboNode.Blocklist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.Blocklist(childComplexity), true
+	case "UboNode.effectiveMax":
+		if e.ComplexityRoot.UboNode.EffectiveMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.EffectiveMax(childComplexity), true
+	case "UboNode.effectiveMin":
+		if e.ComplexityRoot.UboNode.EffectiveMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.EffectiveMin(childComplexity), true
+	case "UboNode.founded":
+		if e.ComplexityRoot.UboNode.Founded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.Founded(childComplexity), true
+	case "UboNode.hops":
+		if e.ComplexityRoot.UboNode.Hops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.Hops(childComplexity), true
+	case "UboNode.id":
+		if e.ComplexityRoot.UboNode.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.ID(childComplexity), true
+	case "UboNode.jurisdiction":
+		if e.ComplexityRoot.UboNode.Jurisdiction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.Jurisdiction(childComplexity), true
+	case "UboNode.kind":
+		if e.ComplexityRoot.UboNode.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.Kind(childComplexity), true
+	case "UboNode.name":
+		if e.ComplexityRoot.UboNode.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.Name(childComplexity), true
+	case "UboNode.nominee":
+		if e.ComplexityRoot.UboNode.Nominee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.Nominee(childComplexity), true
+	case "UboNode.sanctions":
+		if e.ComplexityRoot.UboNode.Sanctions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNode.Sanctions(childComplexity), true
+
+	case "UboNodeScreening.matches":
+		if e.ComplexityRoot.UboNodeScreening.Matches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNodeScreening.Matches(childComplexity), true
+	case "UboNodeScreening.reason":
+		if e.ComplexityRoot.UboNodeScreening.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNodeScreening.Reason(childComplexity), true
+	case "UboNodeScreening.screened":
+		if e.ComplexityRoot.UboNodeScreening.Screened == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboNodeScreening.Screened(childComplexity), true
+
+	case "UboOfac50.evidence":
+		if e.ComplexityRoot.UboOfac50.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboOfac50.Evidence(childComplexity), true
+	case "UboOfac50.status":
+		if e.ComplexityRoot.UboOfac50.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboOfac50.Status(childComplexity), true
+
+	case "UboOwner.entityId":
+		if e.ComplexityRoot.UboOwner.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboOwner.EntityID(childComplexity), true
+	case "UboOwner.name":
+		if e.ComplexityRoot.UboOwner.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboOwner.Name(childComplexity), true
+	case "UboOwner.pctMax":
+		if e.ComplexityRoot.UboOwner.PctMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboOwner.PctMax(childComplexity), true
+	case "UboOwner.pctMin":
+		if e.ComplexityRoot.UboOwner.PctMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboOwner.PctMin(childComplexity), true
+	case "UboOwner.possible":
+		if e.ComplexityRoot.UboOwner.Possible == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboOwner.Possible(childComplexity), true
+	case "UboOwner.roles":
+		if e.ComplexityRoot.UboOwner.Roles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboOwner.Roles(childComplexity), true
+
+	case "UboSanctionsMatch.entityId":
+		if e.ComplexityRoot.UboSanctionsMatch.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboSanctionsMatch.EntityID(childComplexity), true
+	case "UboSanctionsMatch.entityName":
+		if e.ComplexityRoot.UboSanctionsMatch.EntityName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboSanctionsMatch.EntityName(childComplexity), true
+	case "UboSanctionsMatch.list":
+		if e.ComplexityRoot.UboSanctionsMatch.List == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboSanctionsMatch.List(childComplexity), true
+	case "UboSanctionsMatch.listedName":
+		if e.ComplexityRoot.UboSanctionsMatch.ListedName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboSanctionsMatch.ListedName(childComplexity), true
+	case "UboSanctionsMatch.matchedName":
+		if e.ComplexityRoot.UboSanctionsMatch.MatchedName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboSanctionsMatch.MatchedName(childComplexity), true
+	case "UboSanctionsMatch.programs":
+		if e.ComplexityRoot.UboSanctionsMatch.Programs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboSanctionsMatch.Programs(childComplexity), true
+	case "UboSanctionsMatch.score":
+		if e.ComplexityRoot.UboSanctionsMatch.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboSanctionsMatch.Score(childComplexity), true
+	case "UboSanctionsMatch.sourceId":
+		if e.ComplexityRoot.UboSanctionsMatch.SourceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UboSanctionsMatch.SourceID(childComplexity), true
 
 	case "WebhookDelivery.attemptCount":
 		if e.ComplexityRoot.WebhookDelivery.AttemptCount == nil {
@@ -2833,6 +4153,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateApiKeyInput,
 		ec.unmarshalInputCreateWebhookSubscriptionInput,
 		ec.unmarshalInputStartScreeningInput,
+		ec.unmarshalInputUboScreenInput,
 	)
 	first := true
 
@@ -3637,6 +4958,323 @@ type Coverage {
   caveats: [String!]!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/ubo.graphqls", Input: `extend type Query {
+  """
+  An entity of the ownership graph by id; null when there is none. Every
+  ownership field needs a production key with the ubo scope.
+  """
+  entity(id: ID!): OwnershipEntity
+  """
+  The entities whose name normalizes to name's (case, accents, punctuation
+  and legal forms such as "Ltd" ignored; never a substring), by id; limit
+  is 1 to 100 (default 20).
+  """
+  entities(name: String!, limit: Int = 20): [OwnershipEntity!]!
+  """
+  The caller's member's UBO graph, queued or ready, as GET
+  /api/v1/ubo/graph/{id} answers it; null when unknown or another member's.
+  """
+  uboGraph(id: UUID!): UboGraph
+}
+
+extend type Mutation {
+  """
+  POST /api/v1/ubo/screen: a ready graph of the same request (normalized
+  root name, jurisdiction, hops) built for the caller's member within 90
+  days, with cached true; else a queued graph, built in the background
+  (poll uboGraph). maxHops is 1 to 6 (default 3). Limited, with the REST
+  route, to 10 per 60 seconds per key.
+  """
+  uboScreen(input: UboScreenInput!): UboGraph!
+}
+
+input UboScreenInput {
+  rootEntityName: String!
+  "A country: ISO 3166 alpha-2 or alpha-3, or a name."
+  rootJurisdiction: String
+  maxHops: Int
+}
+
+"""
+An owner or owned party of the ownership graph: a company, person, trust
+or vessel. Nested fields walk the graph; maxHops is 1 to 6 everywhere and
+each level of nesting is batched (dataloaders), so a nested query over many
+entities costs a bounded number of database reads.
+"""
+type OwnershipEntity @key(fields: "id") {
+  id: ID!
+  "company, person, trust or vessel."
+  kind: String!
+  name: String!
+  "ISO 3166 alpha-2, when known."
+  jurisdiction: String
+  address: String
+  "Incorporation (or birth) date, YYYY[-MM[-DD]], when known."
+  foundedOn: String
+  "True when the data states the entity is a nominee."
+  nominee: Boolean!
+  identifiers: [OwnershipIdentifier!]!
+  "Owners and controllers up to maxHops hops (default 1): one link per edge walked."
+  owners(maxHops: Int = 1): OwnershipLinks!
+  "What the entity owns and controls, up to maxHops hops (default 1)."
+  subsidiaries(maxHops: Int = 1): OwnershipLinks!
+  """
+  Effective ownership per natural person (product along each path, summed
+  over paths, bands as min..max) within 6 hops; owners at or above
+  threshold percent (default 25, EU AMLR), or possibly so when a band
+  straddles it.
+  """
+  beneficialOwners(threshold: Float = 25): BeneficialOwnership!
+  "Natural persons who control the entity (control roles or majority chains), within 6 hops."
+  controllers: OwnershipControllers!
+  """
+  Paths from listed parties (the 8 sanctions lists) to this entity within
+  maxHops hops (default 3), and its status under the OFAC 50% rule.
+  """
+  sanctionsExposure(maxHops: Int = 3): SanctionsExposure!
+}
+
+type OwnershipIdentifier {
+  scheme: String!
+  id: String!
+}
+
+type OwnershipLinks {
+  links: [OwnershipLink!]!
+  "True when owners (or subsidiaries) exist beyond maxHops."
+  truncated: Boolean!
+  caveats: [String!]!
+}
+
+"One edge walked: from owns or controls to; entity is the far end, hops away from the start."
+type OwnershipLink {
+  entity: OwnershipEntity!
+  hops: Int!
+  from: ID!
+  to: ID!
+  "OWNS or CONTROLS."
+  relation: String!
+  pct: Float
+  pctMin: Float
+  pctMax: Float
+  "CONTROLS: board_appointment, voting_rights or other_influence."
+  role: String
+  asOf: String
+  source: String
+}
+
+type BeneficialOwnership {
+  threshold: Float!
+  "Persons at or above the threshold (status beneficial_owner) or possibly so (status possible)."
+  owners: [BeneficialOwner!]!
+  "Controllers that are not beneficial owners by ownership."
+  controlOnly: [OwnershipController!]!
+  "Non-person parties at the top of ownership chains, whose owners are not known."
+  unidentified: [BeneficialOwner!]!
+  truncated: Boolean!
+  caveats: [String!]!
+}
+
+type BeneficialOwner {
+  entity: OwnershipEntity!
+  pctMin: Float!
+  pctMax: Float!
+  "True when some path has a share with no stated percentage."
+  unknown: Boolean!
+  "beneficial_owner, possible or below_threshold."
+  status: String!
+  paths: [OwnershipPath!]!
+}
+
+type OwnershipControllers {
+  controllers: [OwnershipController!]!
+  truncated: Boolean!
+  caveats: [String!]!
+}
+
+type OwnershipController {
+  entity: OwnershipEntity!
+  means: [String!]!
+  paths: [OwnershipPath!]!
+}
+
+"A chain of edges from owner down to the entity asked about; the share is the product along it."
+type OwnershipPath {
+  owner: ID!
+  pctMin: Float!
+  pctMax: Float!
+  unknown: Boolean!
+  hops: [OwnershipHop!]!
+}
+
+type OwnershipHop {
+  from: ID!
+  to: ID!
+  relation: String!
+  pctMin: Float!
+  pctMax: Float!
+  unknown: Boolean!
+  role: String
+  asOf: String
+  source: String
+}
+
+type SanctionsExposure {
+  "blocked, possibly_blocked or not_blocked under the OFAC 50% rule; unknown when screening was degraded and nothing was found."
+  status: String!
+  "Listed parties, and entities blocked by their holdings."
+  listed: [ExposedParty!]!
+  "Paths from each listed party down to the entity."
+  paths: [OwnershipPath!]!
+  "Listed parties that only control (control never blocks under the 50% rule)."
+  controlOnly: [ID!]!
+  degraded: Boolean!
+  truncated: Boolean!
+  caveats: [String!]!
+  coverage: Coverage!
+}
+
+type ExposedParty {
+  entity: OwnershipEntity!
+  status: String!
+  listings: [OwnershipListing!]!
+  "The aggregate direct holding of blocked owners, percent."
+  blockedShareMin: Float!
+  blockedShareMax: Float!
+}
+
+type OwnershipListing {
+  list: String!
+  entryId: String!
+  name: String!
+  score: Float!
+  confirmed: Boolean!
+}
+
+"A UBO screening graph (REST: /api/v1/ubo/graph/{id}). Result fields are empty while queued."
+type UboGraph {
+  graphId: UUID!
+  "queued or ready."
+  status: String!
+  rootEntityName: String!
+  rootJurisdiction: String
+  maxHops: Int!
+  requestedAt: DateTime!
+  builtAt: DateTime
+  "True when answered from the 90-day cache."
+  cached: Boolean!
+  rootEntityId: String
+  rootFound: Boolean!
+  rootCandidates: [String!]!
+  nodes: [UboNode!]!
+  edges: [UboEdge!]!
+  truncated: Boolean!
+  sanctionsMatches: [UboSanctionsMatch!]!
+  clusterHits: [UboClusterHit!]!
+  beneficialOwners: [UboOwner!]!
+  controlOnlyPersons: [UboOwner!]!
+  ofac50: UboOfac50
+  "One verdict per legal entity (REST: an object keyed by entity id)."
+  shellCompanyVerdicts: [ShellVerdict!]!
+  "high, medium, low or unknown; null while queued."
+  aggregateRisk: String
+  riskReasons: [String!]!
+  "complete, partial or unavailable; null while queued."
+  sanctionsCoverage: String
+  listsMissing: [String!]!
+  blocklistScreened: Boolean!
+  coverage: Coverage!
+  caveats: [String!]!
+}
+
+type UboNode {
+  id: String!
+  kind: String!
+  name: String!
+  jurisdiction: String
+  address: String
+  founded: DateTime
+  nominee: Boolean!
+  hops: Int!
+  effectiveMin: Float
+  effectiveMax: Float
+  sanctions: UboNodeScreening!
+  blocklist: UboBlocklist!
+}
+
+type UboNodeScreening {
+  screened: Boolean!
+  matches: Int!
+  reason: String
+}
+
+type UboBlocklist {
+  "clear, hit or not_screened."
+  status: String!
+  highestSeverity: String
+  reason: String
+}
+
+type UboEdge {
+  from: String!
+  to: String!
+  "owns or controls."
+  relation: String!
+  pct: Float
+  pctMin: Float
+  pctMax: Float
+  role: String
+  source: String
+}
+
+type UboSanctionsMatch {
+  entityId: String!
+  entityName: String!
+  list: String!
+  sourceId: String!
+  listedName: String!
+  matchedName: String!
+  score: Float!
+  programs: [String!]!
+}
+
+type UboClusterHit {
+  entityId: String!
+  entityName: String!
+  recordId: String!
+  slug: String!
+  name: String!
+  severity: String!
+}
+
+type UboOwner {
+  entityId: String!
+  name: String!
+  pctMin: Float!
+  pctMax: Float!
+  possible: Boolean!
+  roles: [String!]!
+}
+
+type UboOfac50 {
+  status: String!
+  evidence: [String!]!
+}
+
+type ShellVerdict {
+  entityId: String!
+  name: String!
+  "likely_shell, possible_shell, weak_signals or no_signals."
+  verdict: String!
+  score: Int!
+  signals: [ShellSignal!]!
+}
+
+type ShellSignal {
+  name: String!
+  evidence: String!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/webhooks.graphqls", Input: `extend type Query {
   """
   The caller's member's webhook subscriptions that are not deleted, newest
@@ -3809,12 +5447,13 @@ type WebhookReplay {
 `, BuiltIn: true},
 	{Name: "../../federation/entity.graphql", Input: `
 # a union of all types that use the @key directive
-union _Entity = ApiKey | Jurisdiction
+union _Entity = ApiKey | Jurisdiction | OwnershipEntity
 
 # fake type to build resolver interfaces for users to implement
 type Entity {
 	findApiKeyByID(id: UUID!,): ApiKey!
 	findJurisdictionBySlug(slug: String!,): Jurisdiction!
+	findOwnershipEntityByID(id: ID!,): OwnershipEntity!
 }
 
 type _Service {
@@ -3913,6 +5552,42 @@ func (ec *executionContext) childFields_AuditSummary(ctx context.Context, field 
 		return ec.fieldContext_AuditSummary_scopes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditSummary", field.Name)
+}
+
+func (ec *executionContext) childFields_BeneficialOwner(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entity":
+		return ec.fieldContext_BeneficialOwner_entity(ctx, field)
+	case "pctMin":
+		return ec.fieldContext_BeneficialOwner_pctMin(ctx, field)
+	case "pctMax":
+		return ec.fieldContext_BeneficialOwner_pctMax(ctx, field)
+	case "unknown":
+		return ec.fieldContext_BeneficialOwner_unknown(ctx, field)
+	case "status":
+		return ec.fieldContext_BeneficialOwner_status(ctx, field)
+	case "paths":
+		return ec.fieldContext_BeneficialOwner_paths(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BeneficialOwner", field.Name)
+}
+
+func (ec *executionContext) childFields_BeneficialOwnership(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "threshold":
+		return ec.fieldContext_BeneficialOwnership_threshold(ctx, field)
+	case "owners":
+		return ec.fieldContext_BeneficialOwnership_owners(ctx, field)
+	case "controlOnly":
+		return ec.fieldContext_BeneficialOwnership_controlOnly(ctx, field)
+	case "unidentified":
+		return ec.fieldContext_BeneficialOwnership_unidentified(ctx, field)
+	case "truncated":
+		return ec.fieldContext_BeneficialOwnership_truncated(ctx, field)
+	case "caveats":
+		return ec.fieldContext_BeneficialOwnership_caveats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BeneficialOwnership", field.Name)
 }
 
 func (ec *executionContext) childFields_Blocker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4227,6 +5902,22 @@ func (ec *executionContext) childFields_Dossier(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Dossier", field.Name)
 }
 
+func (ec *executionContext) childFields_ExposedParty(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entity":
+		return ec.fieldContext_ExposedParty_entity(ctx, field)
+	case "status":
+		return ec.fieldContext_ExposedParty_status(ctx, field)
+	case "listings":
+		return ec.fieldContext_ExposedParty_listings(ctx, field)
+	case "blockedShareMin":
+		return ec.fieldContext_ExposedParty_blockedShareMin(ctx, field)
+	case "blockedShareMax":
+		return ec.fieldContext_ExposedParty_blockedShareMax(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ExposedParty", field.Name)
+}
+
 func (ec *executionContext) childFields_Jurisdiction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "slug":
@@ -4241,6 +5932,168 @@ func (ec *executionContext) childFields_Jurisdiction(ctx context.Context, field 
 		return ec.fieldContext_Jurisdiction_rules(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Jurisdiction", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipController(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entity":
+		return ec.fieldContext_OwnershipController_entity(ctx, field)
+	case "means":
+		return ec.fieldContext_OwnershipController_means(ctx, field)
+	case "paths":
+		return ec.fieldContext_OwnershipController_paths(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipController", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipControllers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "controllers":
+		return ec.fieldContext_OwnershipControllers_controllers(ctx, field)
+	case "truncated":
+		return ec.fieldContext_OwnershipControllers_truncated(ctx, field)
+	case "caveats":
+		return ec.fieldContext_OwnershipControllers_caveats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipControllers", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipEntity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_OwnershipEntity_id(ctx, field)
+	case "kind":
+		return ec.fieldContext_OwnershipEntity_kind(ctx, field)
+	case "name":
+		return ec.fieldContext_OwnershipEntity_name(ctx, field)
+	case "jurisdiction":
+		return ec.fieldContext_OwnershipEntity_jurisdiction(ctx, field)
+	case "address":
+		return ec.fieldContext_OwnershipEntity_address(ctx, field)
+	case "foundedOn":
+		return ec.fieldContext_OwnershipEntity_foundedOn(ctx, field)
+	case "nominee":
+		return ec.fieldContext_OwnershipEntity_nominee(ctx, field)
+	case "identifiers":
+		return ec.fieldContext_OwnershipEntity_identifiers(ctx, field)
+	case "owners":
+		return ec.fieldContext_OwnershipEntity_owners(ctx, field)
+	case "subsidiaries":
+		return ec.fieldContext_OwnershipEntity_subsidiaries(ctx, field)
+	case "beneficialOwners":
+		return ec.fieldContext_OwnershipEntity_beneficialOwners(ctx, field)
+	case "controllers":
+		return ec.fieldContext_OwnershipEntity_controllers(ctx, field)
+	case "sanctionsExposure":
+		return ec.fieldContext_OwnershipEntity_sanctionsExposure(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipEntity", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipHop(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_OwnershipHop_from(ctx, field)
+	case "to":
+		return ec.fieldContext_OwnershipHop_to(ctx, field)
+	case "relation":
+		return ec.fieldContext_OwnershipHop_relation(ctx, field)
+	case "pctMin":
+		return ec.fieldContext_OwnershipHop_pctMin(ctx, field)
+	case "pctMax":
+		return ec.fieldContext_OwnershipHop_pctMax(ctx, field)
+	case "unknown":
+		return ec.fieldContext_OwnershipHop_unknown(ctx, field)
+	case "role":
+		return ec.fieldContext_OwnershipHop_role(ctx, field)
+	case "asOf":
+		return ec.fieldContext_OwnershipHop_asOf(ctx, field)
+	case "source":
+		return ec.fieldContext_OwnershipHop_source(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipHop", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipIdentifier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "scheme":
+		return ec.fieldContext_OwnershipIdentifier_scheme(ctx, field)
+	case "id":
+		return ec.fieldContext_OwnershipIdentifier_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipIdentifier", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipLink(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entity":
+		return ec.fieldContext_OwnershipLink_entity(ctx, field)
+	case "hops":
+		return ec.fieldContext_OwnershipLink_hops(ctx, field)
+	case "from":
+		return ec.fieldContext_OwnershipLink_from(ctx, field)
+	case "to":
+		return ec.fieldContext_OwnershipLink_to(ctx, field)
+	case "relation":
+		return ec.fieldContext_OwnershipLink_relation(ctx, field)
+	case "pct":
+		return ec.fieldContext_OwnershipLink_pct(ctx, field)
+	case "pctMin":
+		return ec.fieldContext_OwnershipLink_pctMin(ctx, field)
+	case "pctMax":
+		return ec.fieldContext_OwnershipLink_pctMax(ctx, field)
+	case "role":
+		return ec.fieldContext_OwnershipLink_role(ctx, field)
+	case "asOf":
+		return ec.fieldContext_OwnershipLink_asOf(ctx, field)
+	case "source":
+		return ec.fieldContext_OwnershipLink_source(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipLink", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipLinks(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "links":
+		return ec.fieldContext_OwnershipLinks_links(ctx, field)
+	case "truncated":
+		return ec.fieldContext_OwnershipLinks_truncated(ctx, field)
+	case "caveats":
+		return ec.fieldContext_OwnershipLinks_caveats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipLinks", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipListing(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "list":
+		return ec.fieldContext_OwnershipListing_list(ctx, field)
+	case "entryId":
+		return ec.fieldContext_OwnershipListing_entryId(ctx, field)
+	case "name":
+		return ec.fieldContext_OwnershipListing_name(ctx, field)
+	case "score":
+		return ec.fieldContext_OwnershipListing_score(ctx, field)
+	case "confirmed":
+		return ec.fieldContext_OwnershipListing_confirmed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipListing", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnershipPath(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "owner":
+		return ec.fieldContext_OwnershipPath_owner(ctx, field)
+	case "pctMin":
+		return ec.fieldContext_OwnershipPath_pctMin(ctx, field)
+	case "pctMax":
+		return ec.fieldContext_OwnershipPath_pctMax(ctx, field)
+	case "unknown":
+		return ec.fieldContext_OwnershipPath_unknown(ctx, field)
+	case "hops":
+		return ec.fieldContext_OwnershipPath_hops(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnershipPath", field.Name)
 }
 
 func (ec *executionContext) childFields_Product(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4345,6 +6198,28 @@ func (ec *executionContext) childFields_SanctionsExplanation(ctx context.Context
 		return ec.fieldContext_SanctionsExplanation_features(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SanctionsExplanation", field.Name)
+}
+
+func (ec *executionContext) childFields_SanctionsExposure(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_SanctionsExposure_status(ctx, field)
+	case "listed":
+		return ec.fieldContext_SanctionsExposure_listed(ctx, field)
+	case "paths":
+		return ec.fieldContext_SanctionsExposure_paths(ctx, field)
+	case "controlOnly":
+		return ec.fieldContext_SanctionsExposure_controlOnly(ctx, field)
+	case "degraded":
+		return ec.fieldContext_SanctionsExposure_degraded(ctx, field)
+	case "truncated":
+		return ec.fieldContext_SanctionsExposure_truncated(ctx, field)
+	case "caveats":
+		return ec.fieldContext_SanctionsExposure_caveats(ctx, field)
+	case "coverage":
+		return ec.fieldContext_SanctionsExposure_coverage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SanctionsExposure", field.Name)
 }
 
 func (ec *executionContext) childFields_SanctionsFeature(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4581,6 +6456,32 @@ func (ec *executionContext) childFields_ServiceStatus(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type ServiceStatus", field.Name)
 }
 
+func (ec *executionContext) childFields_ShellSignal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ShellSignal_name(ctx, field)
+	case "evidence":
+		return ec.fieldContext_ShellSignal_evidence(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShellSignal", field.Name)
+}
+
+func (ec *executionContext) childFields_ShellVerdict(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entityId":
+		return ec.fieldContext_ShellVerdict_entityId(ctx, field)
+	case "name":
+		return ec.fieldContext_ShellVerdict_name(ctx, field)
+	case "verdict":
+		return ec.fieldContext_ShellVerdict_verdict(ctx, field)
+	case "score":
+		return ec.fieldContext_ShellVerdict_score(ctx, field)
+	case "signals":
+		return ec.fieldContext_ShellVerdict_signals(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShellVerdict", field.Name)
+}
+
 func (ec *executionContext) childFields_Tradability(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "country":
@@ -4613,6 +6514,210 @@ func (ec *executionContext) childFields_Tradability(ctx context.Context, field g
 		return ec.fieldContext_Tradability_asOf(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Tradability", field.Name)
+}
+
+func (ec *executionContext) childFields_UboBlocklist(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_UboBlocklist_status(ctx, field)
+	case "highestSeverity":
+		return ec.fieldContext_UboBlocklist_highestSeverity(ctx, field)
+	case "reason":
+		return ec.fieldContext_UboBlocklist_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UboBlocklist", field.Name)
+}
+
+func (ec *executionContext) childFields_UboClusterHit(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entityId":
+		return ec.fieldContext_UboClusterHit_entityId(ctx, field)
+	case "entityName":
+		return ec.fieldContext_UboClusterHit_entityName(ctx, field)
+	case "recordId":
+		return ec.fieldContext_UboClusterHit_recordId(ctx, field)
+	case "slug":
+		return ec.fieldContext_UboClusterHit_slug(ctx, field)
+	case "name":
+		return ec.fieldContext_UboClusterHit_name(ctx, field)
+	case "severity":
+		return ec.fieldContext_UboClusterHit_severity(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UboClusterHit", field.Name)
+}
+
+func (ec *executionContext) childFields_UboEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_UboEdge_from(ctx, field)
+	case "to":
+		return ec.fieldContext_UboEdge_to(ctx, field)
+	case "relation":
+		return ec.fieldContext_UboEdge_relation(ctx, field)
+	case "pct":
+		return ec.fieldContext_UboEdge_pct(ctx, field)
+	case "pctMin":
+		return ec.fieldContext_UboEdge_pctMin(ctx, field)
+	case "pctMax":
+		return ec.fieldContext_UboEdge_pctMax(ctx, field)
+	case "role":
+		return ec.fieldContext_UboEdge_role(ctx, field)
+	case "source":
+		return ec.fieldContext_UboEdge_source(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UboEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_UboGraph(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "graphId":
+		return ec.fieldContext_UboGraph_graphId(ctx, field)
+	case "status":
+		return ec.fieldContext_UboGraph_status(ctx, field)
+	case "rootEntityName":
+		return ec.fieldContext_UboGraph_rootEntityName(ctx, field)
+	case "rootJurisdiction":
+		return ec.fieldContext_UboGraph_rootJurisdiction(ctx, field)
+	case "maxHops":
+		return ec.fieldContext_UboGraph_maxHops(ctx, field)
+	case "requestedAt":
+		return ec.fieldContext_UboGraph_requestedAt(ctx, field)
+	case "builtAt":
+		return ec.fieldContext_UboGraph_builtAt(ctx, field)
+	case "cached":
+		return ec.fieldContext_UboGraph_cached(ctx, field)
+	case "rootEntityId":
+		return ec.fieldContext_UboGraph_rootEntityId(ctx, field)
+	case "rootFound":
+		return ec.fieldContext_UboGraph_rootFound(ctx, field)
+	case "rootCandidates":
+		return ec.fieldContext_UboGraph_rootCandidates(ctx, field)
+	case "nodes":
+		return ec.fieldContext_UboGraph_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_UboGraph_edges(ctx, field)
+	case "truncated":
+		return ec.fieldContext_UboGraph_truncated(ctx, field)
+	case "sanctionsMatches":
+		return ec.fieldContext_UboGraph_sanctionsMatches(ctx, field)
+	case "clusterHits":
+		return ec.fieldContext_UboGraph_clusterHits(ctx, field)
+	case "beneficialOwners":
+		return ec.fieldContext_UboGraph_beneficialOwners(ctx, field)
+	case "controlOnlyPersons":
+		return ec.fieldContext_UboGraph_controlOnlyPersons(ctx, field)
+	case "ofac50":
+		return ec.fieldContext_UboGraph_ofac50(ctx, field)
+	case "shellCompanyVerdicts":
+		return ec.fieldContext_UboGraph_shellCompanyVerdicts(ctx, field)
+	case "aggregateRisk":
+		return ec.fieldContext_UboGraph_aggregateRisk(ctx, field)
+	case "riskReasons":
+		return ec.fieldContext_UboGraph_riskReasons(ctx, field)
+	case "sanctionsCoverage":
+		return ec.fieldContext_UboGraph_sanctionsCoverage(ctx, field)
+	case "listsMissing":
+		return ec.fieldContext_UboGraph_listsMissing(ctx, field)
+	case "blocklistScreened":
+		return ec.fieldContext_UboGraph_blocklistScreened(ctx, field)
+	case "coverage":
+		return ec.fieldContext_UboGraph_coverage(ctx, field)
+	case "caveats":
+		return ec.fieldContext_UboGraph_caveats(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UboGraph", field.Name)
+}
+
+func (ec *executionContext) childFields_UboNode(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_UboNode_id(ctx, field)
+	case "kind":
+		return ec.fieldContext_UboNode_kind(ctx, field)
+	case "name":
+		return ec.fieldContext_UboNode_name(ctx, field)
+	case "jurisdiction":
+		return ec.fieldContext_UboNode_jurisdiction(ctx, field)
+	case "address":
+		return ec.fieldContext_UboNode_address(ctx, field)
+	case "founded":
+		return ec.fieldContext_UboNode_founded(ctx, field)
+	case "nominee":
+		return ec.fieldContext_UboNode_nominee(ctx, field)
+	case "hops":
+		return ec.fieldContext_UboNode_hops(ctx, field)
+	case "effectiveMin":
+		return ec.fieldContext_UboNode_effectiveMin(ctx, field)
+	case "effectiveMax":
+		return ec.fieldContext_UboNode_effectiveMax(ctx, field)
+	case "sanctions":
+		return ec.fieldContext_UboNode_sanctions(ctx, field)
+	case "blocklist":
+		return ec.fieldContext_UboNode_blocklist(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UboNode", field.Name)
+}
+
+func (ec *executionContext) childFields_UboNodeScreening(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "screened":
+		return ec.fieldContext_UboNodeScreening_screened(ctx, field)
+	case "matches":
+		return ec.fieldContext_UboNodeScreening_matches(ctx, field)
+	case "reason":
+		return ec.fieldContext_UboNodeScreening_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UboNodeScreening", field.Name)
+}
+
+func (ec *executionContext) childFields_UboOfac50(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_UboOfac50_status(ctx, field)
+	case "evidence":
+		return ec.fieldContext_UboOfac50_evidence(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UboOfac50", field.Name)
+}
+
+func (ec *executionContext) childFields_UboOwner(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entityId":
+		return ec.fieldContext_UboOwner_entityId(ctx, field)
+	case "name":
+		return ec.fieldContext_UboOwner_name(ctx, field)
+	case "pctMin":
+		return ec.fieldContext_UboOwner_pctMin(ctx, field)
+	case "pctMax":
+		return ec.fieldContext_UboOwner_pctMax(ctx, field)
+	case "possible":
+		return ec.fieldContext_UboOwner_possible(ctx, field)
+	case "roles":
+		return ec.fieldContext_UboOwner_roles(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UboOwner", field.Name)
+}
+
+func (ec *executionContext) childFields_UboSanctionsMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entityId":
+		return ec.fieldContext_UboSanctionsMatch_entityId(ctx, field)
+	case "entityName":
+		return ec.fieldContext_UboSanctionsMatch_entityName(ctx, field)
+	case "list":
+		return ec.fieldContext_UboSanctionsMatch_list(ctx, field)
+	case "sourceId":
+		return ec.fieldContext_UboSanctionsMatch_sourceId(ctx, field)
+	case "listedName":
+		return ec.fieldContext_UboSanctionsMatch_listedName(ctx, field)
+	case "matchedName":
+		return ec.fieldContext_UboSanctionsMatch_matchedName(ctx, field)
+	case "score":
+		return ec.fieldContext_UboSanctionsMatch_score(ctx, field)
+	case "programs":
+		return ec.fieldContext_UboSanctionsMatch_programs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UboSanctionsMatch", field.Name)
 }
 
 func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4859,6 +6964,20 @@ func (ec *executionContext) field_Entity_findJurisdictionBySlug_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Entity_findOwnershipEntityByID_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createApiKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4982,6 +7101,76 @@ func (ec *executionContext) field_Mutation_testWebhookSubscription_args(ctx cont
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_uboScreen_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UboScreenInput, error) {
+			return ec.unmarshalNUboScreenInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐUboScreenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_OwnershipEntity_beneficialOwners_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "threshold",
+		func(ctx context.Context, v any) (*float64, error) {
+			return ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["threshold"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_OwnershipEntity_owners_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "maxHops",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["maxHops"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_OwnershipEntity_sanctionsExposure_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "maxHops",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["maxHops"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_OwnershipEntity_subsidiaries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "maxHops",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["maxHops"] = arg0
 	return args, nil
 }
 
@@ -5165,6 +7354,42 @@ func (ec *executionContext) field_Query_dossier_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_entities_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_entity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_jurisdiction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5290,6 +7515,20 @@ func (ec *executionContext) field_Query_tradability_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["listingType"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_uboGraph_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNUUID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -6094,6 +8333,327 @@ func (ec *executionContext) fieldContext_AuditSummary_scopes(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _BeneficialOwner_entity(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwner_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipEntity) graphql.Marshaler {
+			return ec.marshalNOwnershipEntity2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwner_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BeneficialOwner",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipEntity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BeneficialOwner_pctMin(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwner_pctMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwner_pctMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BeneficialOwner", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _BeneficialOwner_pctMax(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwner_pctMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwner_pctMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BeneficialOwner", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _BeneficialOwner_unknown(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwner_unknown(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unknown, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwner_unknown(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BeneficialOwner", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _BeneficialOwner_status(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwner_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwner_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BeneficialOwner", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BeneficialOwner_paths(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwner_paths(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paths, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipPath) graphql.Marshaler {
+			return ec.marshalNOwnershipPath2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipPathᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwner_paths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BeneficialOwner",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipPath(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BeneficialOwnership_threshold(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwnership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwnership_threshold(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Threshold, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwnership_threshold(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BeneficialOwnership", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _BeneficialOwnership_owners(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwnership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwnership_owners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owners, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.BeneficialOwner) graphql.Marshaler {
+			return ec.marshalNBeneficialOwner2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐBeneficialOwnerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwnership_owners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BeneficialOwnership",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BeneficialOwner(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BeneficialOwnership_controlOnly(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwnership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwnership_controlOnly(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ControlOnly, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipController) graphql.Marshaler {
+			return ec.marshalNOwnershipController2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipControllerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwnership_controlOnly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BeneficialOwnership",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipController(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BeneficialOwnership_unidentified(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwnership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwnership_unidentified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unidentified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.BeneficialOwner) graphql.Marshaler {
+			return ec.marshalNBeneficialOwner2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐBeneficialOwnerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwnership_unidentified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BeneficialOwnership",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BeneficialOwner(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BeneficialOwnership_truncated(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwnership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwnership_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwnership_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BeneficialOwnership", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _BeneficialOwnership_caveats(ctx context.Context, field graphql.CollectedField, obj *model.BeneficialOwnership) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BeneficialOwnership_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BeneficialOwnership_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BeneficialOwnership", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Blocker_reason(ctx context.Context, field graphql.CollectedField, obj *regulatory.Blocker) (ret graphql.Marshaler) {
@@ -8638,6 +11198,183 @@ func (ec *executionContext) fieldContext_Entity_findJurisdictionBySlug(ctx conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Entity_findOwnershipEntityByID(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entity_findOwnershipEntityByID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Entity().FindOwnershipEntityByID(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipEntity) graphql.Marshaler {
+			return ec.marshalNOwnershipEntity2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entity_findOwnershipEntityByID(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipEntity(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Entity_findOwnershipEntityByID_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExposedParty_entity(ctx context.Context, field graphql.CollectedField, obj *model.ExposedParty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExposedParty_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipEntity) graphql.Marshaler {
+			return ec.marshalNOwnershipEntity2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExposedParty_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExposedParty",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipEntity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExposedParty_status(ctx context.Context, field graphql.CollectedField, obj *model.ExposedParty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExposedParty_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExposedParty_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExposedParty", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ExposedParty_listings(ctx context.Context, field graphql.CollectedField, obj *model.ExposedParty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExposedParty_listings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Listings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipListing) graphql.Marshaler {
+			return ec.marshalNOwnershipListing2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipListingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExposedParty_listings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExposedParty",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipListing(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExposedParty_blockedShareMin(ctx context.Context, field graphql.CollectedField, obj *model.ExposedParty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExposedParty_blockedShareMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockedShareMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExposedParty_blockedShareMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExposedParty", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _ExposedParty_blockedShareMax(ctx context.Context, field graphql.CollectedField, obj *model.ExposedParty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExposedParty_blockedShareMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockedShareMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExposedParty_blockedShareMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExposedParty", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
 func (ec *executionContext) _Jurisdiction_slug(ctx context.Context, field graphql.CollectedField, obj *model.Jurisdiction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8982,6 +11719,50 @@ func (ec *executionContext) fieldContext_Mutation_rescreen(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_uboScreen(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uboScreen(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UboScreen(ctx, fc.Args["input"].(model.UboScreenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UboGraph) graphql.Marshaler {
+			return ec.marshalNUboGraph2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐUboGraph(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uboScreen(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboGraph(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uboScreen_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createWebhookSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9154,6 +11935,1404 @@ func (ec *executionContext) fieldContext_Mutation_testWebhookSubscription(ctx co
 	if fc.Args, err = ec.field_Mutation_testWebhookSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipController_entity(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipController) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipController_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipEntity) graphql.Marshaler {
+			return ec.marshalNOwnershipEntity2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipController_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipController",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipEntity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipController_means(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipController) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipController_means(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Means, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipController_means(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipController", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipController_paths(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipController) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipController_paths(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paths, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipPath) graphql.Marshaler {
+			return ec.marshalNOwnershipPath2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipPathᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipController_paths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipController",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipPath(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipControllers_controllers(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipControllers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipControllers_controllers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Controllers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipController) graphql.Marshaler {
+			return ec.marshalNOwnershipController2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipControllerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipControllers_controllers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipControllers",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipController(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipControllers_truncated(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipControllers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipControllers_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipControllers_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipControllers", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipControllers_caveats(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipControllers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipControllers_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipControllers_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipControllers", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipEntity_id(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipEntity", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipEntity_kind(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.OwnershipEntity().Kind(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipEntity", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipEntity_name(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipEntity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipEntity_jurisdiction(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_jurisdiction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Jurisdiction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_jurisdiction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipEntity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipEntity_address(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Address, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipEntity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipEntity_foundedOn(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_foundedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FoundedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_foundedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipEntity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipEntity_nominee(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_nominee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nominee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_nominee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipEntity", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipEntity_identifiers(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_identifiers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Identifiers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ownership.Identifier) graphql.Marshaler {
+			return ec.marshalNOwnershipIdentifier2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋownershipᚐIdentifierᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_identifiers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipEntity",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipIdentifier(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipEntity_owners(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_owners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.OwnershipEntity().Owners(ctx, obj, fc.Args["maxHops"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipLinks) graphql.Marshaler {
+			return ec.marshalNOwnershipLinks2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipLinks(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_owners(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipEntity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipLinks(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_OwnershipEntity_owners_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipEntity_subsidiaries(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_subsidiaries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.OwnershipEntity().Subsidiaries(ctx, obj, fc.Args["maxHops"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipLinks) graphql.Marshaler {
+			return ec.marshalNOwnershipLinks2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipLinks(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_subsidiaries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipEntity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipLinks(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_OwnershipEntity_subsidiaries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipEntity_beneficialOwners(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_beneficialOwners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.OwnershipEntity().BeneficialOwners(ctx, obj, fc.Args["threshold"].(*float64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BeneficialOwnership) graphql.Marshaler {
+			return ec.marshalNBeneficialOwnership2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐBeneficialOwnership(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_beneficialOwners(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipEntity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BeneficialOwnership(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_OwnershipEntity_beneficialOwners_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipEntity_controllers(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_controllers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.OwnershipEntity().Controllers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipControllers) graphql.Marshaler {
+			return ec.marshalNOwnershipControllers2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipControllers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_controllers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipEntity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipControllers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipEntity_sanctionsExposure(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipEntity_sanctionsExposure(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.OwnershipEntity().SanctionsExposure(ctx, obj, fc.Args["maxHops"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SanctionsExposure) graphql.Marshaler {
+			return ec.marshalNSanctionsExposure2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsExposure(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipEntity_sanctionsExposure(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipEntity",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SanctionsExposure(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_OwnershipEntity_sanctionsExposure_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipHop_from(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipHop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipHop_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipHop_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipHop", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipHop_to(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipHop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipHop_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipHop_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipHop", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipHop_relation(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipHop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipHop_relation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Relation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipHop_relation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipHop", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipHop_pctMin(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipHop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipHop_pctMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipHop_pctMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipHop", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipHop_pctMax(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipHop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipHop_pctMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipHop_pctMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipHop", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipHop_unknown(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipHop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipHop_unknown(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unknown, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipHop_unknown(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipHop", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipHop_role(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipHop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipHop_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipHop_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipHop", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipHop_asOf(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipHop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipHop_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipHop_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipHop", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipHop_source(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipHop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipHop_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipHop_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipHop", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipIdentifier_scheme(ctx context.Context, field graphql.CollectedField, obj *ownership.Identifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipIdentifier_scheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipIdentifier_scheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipIdentifier", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipIdentifier_id(ctx context.Context, field graphql.CollectedField, obj *ownership.Identifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipIdentifier_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipIdentifier_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipIdentifier", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_entity(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipEntity) graphql.Marshaler {
+			return ec.marshalNOwnershipEntity2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipLink",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipEntity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipLink_hops(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_hops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_hops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_from(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_to(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_relation(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_relation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Relation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_relation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_pct(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_pct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_pct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_pctMin(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_pctMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_pctMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_pctMax(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_pctMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_pctMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_role(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_asOf(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_asOf(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AsOf, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLink_source(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLink_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLink_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLink", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLinks_links(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLinks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLinks_links(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Links, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipLink) graphql.Marshaler {
+			return ec.marshalNOwnershipLink2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipLinkᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLinks_links(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipLinks",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipLink(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnershipLinks_truncated(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLinks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLinks_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLinks_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLinks", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipLinks_caveats(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipLinks) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipLinks_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipLinks_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipLinks", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipListing_list(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipListing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipListing_list(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.List, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipListing_list(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipListing", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipListing_entryId(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipListing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipListing_entryId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntryID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipListing_entryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipListing", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipListing_name(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipListing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipListing_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipListing_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipListing", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipListing_score(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipListing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipListing_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipListing_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipListing", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipListing_confirmed(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipListing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipListing_confirmed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Confirmed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipListing_confirmed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipListing", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipPath_owner(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipPath) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipPath_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipPath_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipPath", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipPath_pctMin(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipPath) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipPath_pctMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipPath_pctMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipPath", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipPath_pctMax(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipPath) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipPath_pctMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipPath_pctMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipPath", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipPath_unknown(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipPath) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipPath_unknown(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unknown, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipPath_unknown(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnershipPath", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _OwnershipPath_hops(ctx context.Context, field graphql.CollectedField, obj *model.OwnershipPath) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnershipPath_hops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipHop) graphql.Marshaler {
+			return ec.marshalNOwnershipHop2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipHopᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnershipPath_hops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnershipPath",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipHop(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -10226,6 +14405,138 @@ func (ec *executionContext) fieldContext_Query_sanctionsLists(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_entity(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Entity(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OwnershipEntity) graphql.Marshaler {
+			return ec.marshalOOwnershipEntity2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_entity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipEntity(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_entity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_entities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_entities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Entities(ctx, fc.Args["name"].(string), fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipEntity) graphql.Marshaler {
+			return ec.marshalNOwnershipEntity2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntityᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_entities(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipEntity(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_entities_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_uboGraph(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_uboGraph(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().UboGraph(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UboGraph) graphql.Marshaler {
+			return ec.marshalOUboGraph2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐUboGraph(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_uboGraph(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboGraph(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_uboGraph_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_webhookSubscriptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10881,6 +15192,217 @@ func (ec *executionContext) fieldContext_SanctionsExplanation_features(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SanctionsFeature(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SanctionsExposure_status(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExposure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExposure_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExposure_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsExposure", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExposure_listed(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExposure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExposure_listed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Listed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ExposedParty) graphql.Marshaler {
+			return ec.marshalNExposedParty2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐExposedPartyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExposure_listed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SanctionsExposure",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ExposedParty(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SanctionsExposure_paths(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExposure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExposure_paths(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paths, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.OwnershipPath) graphql.Marshaler {
+			return ec.marshalNOwnershipPath2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipPathᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExposure_paths(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SanctionsExposure",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnershipPath(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SanctionsExposure_controlOnly(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExposure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExposure_controlOnly(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ControlOnly, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExposure_controlOnly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsExposure", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExposure_degraded(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExposure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExposure_degraded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Degraded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExposure_degraded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsExposure", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExposure_truncated(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExposure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExposure_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExposure_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsExposure", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExposure_caveats(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExposure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExposure_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExposure_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SanctionsExposure", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SanctionsExposure_coverage(ctx context.Context, field graphql.CollectedField, obj *model.SanctionsExposure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SanctionsExposure_coverage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coverage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *graph.Coverage) graphql.Marshaler {
+			return ec.marshalNCoverage2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐCoverage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SanctionsExposure_coverage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SanctionsExposure",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Coverage(ctx, field)
 		},
 	}
 	return fc, nil
@@ -12797,6 +17319,176 @@ func (ec *executionContext) fieldContext_ServiceStatus_coverage(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _ShellSignal_name(ctx context.Context, field graphql.CollectedField, obj *ubo.Signal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShellSignal_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShellSignal_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShellSignal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShellSignal_evidence(ctx context.Context, field graphql.CollectedField, obj *ubo.Signal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShellSignal_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShellSignal_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShellSignal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShellVerdict_entityId(ctx context.Context, field graphql.CollectedField, obj *ubo.Verdict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShellVerdict_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShellVerdict_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShellVerdict", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShellVerdict_name(ctx context.Context, field graphql.CollectedField, obj *ubo.Verdict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShellVerdict_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShellVerdict_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShellVerdict", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShellVerdict_verdict(ctx context.Context, field graphql.CollectedField, obj *ubo.Verdict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShellVerdict_verdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verdict, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShellVerdict_verdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShellVerdict", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ShellVerdict_score(ctx context.Context, field graphql.CollectedField, obj *ubo.Verdict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShellVerdict_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShellVerdict_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShellVerdict", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ShellVerdict_signals(ctx context.Context, field graphql.CollectedField, obj *ubo.Verdict) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShellVerdict_signals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Signals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ubo.Signal) graphql.Marshaler {
+			return ec.marshalNShellSignal2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐSignalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShellVerdict_signals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShellVerdict",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShellSignal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_serviceStatusChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -13214,6 +17906,1830 @@ func (ec *executionContext) _Tradability_asOf(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Tradability_asOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Tradability", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboBlocklist_status(ctx context.Context, field graphql.CollectedField, obj *ubo.BlocklistResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboBlocklist_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboBlocklist_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboBlocklist", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboBlocklist_highestSeverity(ctx context.Context, field graphql.CollectedField, obj *ubo.BlocklistResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboBlocklist_highestSeverity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HighestSeverity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboBlocklist_highestSeverity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboBlocklist", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboBlocklist_reason(ctx context.Context, field graphql.CollectedField, obj *ubo.BlocklistResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboBlocklist_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboBlocklist_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboBlocklist", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboClusterHit_entityId(ctx context.Context, field graphql.CollectedField, obj *ubo.ClusterHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboClusterHit_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboClusterHit_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboClusterHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboClusterHit_entityName(ctx context.Context, field graphql.CollectedField, obj *ubo.ClusterHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboClusterHit_entityName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboClusterHit_entityName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboClusterHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboClusterHit_recordId(ctx context.Context, field graphql.CollectedField, obj *ubo.ClusterHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboClusterHit_recordId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecordID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboClusterHit_recordId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboClusterHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboClusterHit_slug(ctx context.Context, field graphql.CollectedField, obj *ubo.ClusterHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboClusterHit_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboClusterHit_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboClusterHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboClusterHit_name(ctx context.Context, field graphql.CollectedField, obj *ubo.ClusterHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboClusterHit_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboClusterHit_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboClusterHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboClusterHit_severity(ctx context.Context, field graphql.CollectedField, obj *ubo.ClusterHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboClusterHit_severity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Severity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboClusterHit_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboClusterHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboEdge_from(ctx context.Context, field graphql.CollectedField, obj *ubo.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboEdge_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboEdge_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboEdge_to(ctx context.Context, field graphql.CollectedField, obj *ubo.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboEdge_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboEdge_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboEdge_relation(ctx context.Context, field graphql.CollectedField, obj *ubo.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboEdge_relation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Relation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboEdge_relation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboEdge_pct(ctx context.Context, field graphql.CollectedField, obj *ubo.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboEdge_pct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboEdge_pct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboEdge", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _UboEdge_pctMin(ctx context.Context, field graphql.CollectedField, obj *ubo.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboEdge_pctMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboEdge_pctMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboEdge", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _UboEdge_pctMax(ctx context.Context, field graphql.CollectedField, obj *ubo.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboEdge_pctMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboEdge_pctMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboEdge", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _UboEdge_role(ctx context.Context, field graphql.CollectedField, obj *ubo.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboEdge_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboEdge_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboEdge_source(ctx context.Context, field graphql.CollectedField, obj *ubo.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboEdge_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboEdge_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_graphId(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_graphId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GraphID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUUID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_graphId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type UUID does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_status(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_rootEntityName(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_rootEntityName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RootEntityName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_rootEntityName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_rootJurisdiction(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_rootJurisdiction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RootJurisdiction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_rootJurisdiction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_maxHops(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_maxHops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxHops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_maxHops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_requestedAt(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_requestedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_requestedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_builtAt(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_builtAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BuiltAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_builtAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_cached(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_cached(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cached, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_cached(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_rootEntityId(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_rootEntityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RootEntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_rootEntityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_rootFound(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_rootFound(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RootFound, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_rootFound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_rootCandidates(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_rootCandidates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RootCandidates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_rootCandidates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_nodes(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ubo.Node) graphql.Marshaler {
+			return ec.marshalNUboNode2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐNodeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboNode(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboGraph_edges(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ubo.Edge) graphql.Marshaler {
+			return ec.marshalNUboEdge2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboGraph_truncated(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_sanctionsMatches(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_sanctionsMatches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SanctionsMatches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ubo.SanctionsMatch) graphql.Marshaler {
+			return ec.marshalNUboSanctionsMatch2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐSanctionsMatchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_sanctionsMatches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboSanctionsMatch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboGraph_clusterHits(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_clusterHits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterHits, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ubo.ClusterHit) graphql.Marshaler {
+			return ec.marshalNUboClusterHit2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐClusterHitᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_clusterHits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboClusterHit(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboGraph_beneficialOwners(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_beneficialOwners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BeneficialOwners, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ubo.Owner) graphql.Marshaler {
+			return ec.marshalNUboOwner2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐOwnerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_beneficialOwners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboOwner(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboGraph_controlOnlyPersons(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_controlOnlyPersons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ControlOnlyPersons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ubo.Owner) graphql.Marshaler {
+			return ec.marshalNUboOwner2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐOwnerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_controlOnlyPersons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboOwner(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboGraph_ofac50(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_ofac50(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ofac50, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ubo.OFAC50) graphql.Marshaler {
+			return ec.marshalOUboOfac502ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐOFAC50(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_ofac50(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboOfac50(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboGraph_shellCompanyVerdicts(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_shellCompanyVerdicts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShellCompanyVerdicts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ubo.Verdict) graphql.Marshaler {
+			return ec.marshalNShellVerdict2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐVerdictᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_shellCompanyVerdicts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShellVerdict(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboGraph_aggregateRisk(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_aggregateRisk(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AggregateRisk, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_aggregateRisk(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_riskReasons(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_riskReasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RiskReasons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_riskReasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_sanctionsCoverage(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_sanctionsCoverage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SanctionsCoverage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_sanctionsCoverage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_listsMissing(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_listsMissing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ListsMissing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_listsMissing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_blocklistScreened(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_blocklistScreened(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlocklistScreened, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_blocklistScreened(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UboGraph_coverage(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_coverage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coverage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *graph.Coverage) graphql.Marshaler {
+			return ec.marshalNCoverage2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚐCoverage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_coverage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Coverage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboGraph_caveats(ctx context.Context, field graphql.CollectedField, obj *model.UboGraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboGraph_caveats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Caveats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboGraph_caveats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboGraph", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_id(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_kind(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_name(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_jurisdiction(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_jurisdiction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Jurisdiction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_jurisdiction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_address(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Address, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_founded(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_founded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Founded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_founded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_nominee(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_nominee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nominee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_nominee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_hops(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_hops(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hops, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_hops(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_effectiveMin(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_effectiveMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EffectiveMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_effectiveMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_effectiveMax(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_effectiveMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EffectiveMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_effectiveMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNode", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _UboNode_sanctions(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_sanctions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sanctions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ubo.NodeScreening) graphql.Marshaler {
+			return ec.marshalNUboNodeScreening2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐNodeScreening(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_sanctions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboNodeScreening(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboNode_blocklist(ctx context.Context, field graphql.CollectedField, obj *ubo.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNode_blocklist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Blocklist, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ubo.BlocklistResult) graphql.Marshaler {
+			return ec.marshalNUboBlocklist2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐBlocklistResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboNode_blocklist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UboNode",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UboBlocklist(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UboNodeScreening_screened(ctx context.Context, field graphql.CollectedField, obj *ubo.NodeScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNodeScreening_screened(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Screened, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboNodeScreening_screened(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNodeScreening", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UboNodeScreening_matches(ctx context.Context, field graphql.CollectedField, obj *ubo.NodeScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNodeScreening_matches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Matches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboNodeScreening_matches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNodeScreening", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UboNodeScreening_reason(ctx context.Context, field graphql.CollectedField, obj *ubo.NodeScreening) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboNodeScreening_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UboNodeScreening_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboNodeScreening", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboOfac50_status(ctx context.Context, field graphql.CollectedField, obj *ubo.OFAC50) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboOfac50_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboOfac50_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboOfac50", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboOfac50_evidence(ctx context.Context, field graphql.CollectedField, obj *ubo.OFAC50) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboOfac50_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboOfac50_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboOfac50", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboOwner_entityId(ctx context.Context, field graphql.CollectedField, obj *ubo.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboOwner_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboOwner_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboOwner", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboOwner_name(ctx context.Context, field graphql.CollectedField, obj *ubo.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboOwner_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboOwner_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboOwner", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboOwner_pctMin(ctx context.Context, field graphql.CollectedField, obj *ubo.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboOwner_pctMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboOwner_pctMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboOwner", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _UboOwner_pctMax(ctx context.Context, field graphql.CollectedField, obj *ubo.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboOwner_pctMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PctMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboOwner_pctMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboOwner", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _UboOwner_possible(ctx context.Context, field graphql.CollectedField, obj *ubo.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboOwner_possible(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Possible, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboOwner_possible(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboOwner", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UboOwner_roles(ctx context.Context, field graphql.CollectedField, obj *ubo.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboOwner_roles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Roles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboOwner_roles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboOwner", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboSanctionsMatch_entityId(ctx context.Context, field graphql.CollectedField, obj *ubo.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboSanctionsMatch_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboSanctionsMatch_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboSanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboSanctionsMatch_entityName(ctx context.Context, field graphql.CollectedField, obj *ubo.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboSanctionsMatch_entityName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboSanctionsMatch_entityName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboSanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboSanctionsMatch_list(ctx context.Context, field graphql.CollectedField, obj *ubo.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboSanctionsMatch_list(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.List, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboSanctionsMatch_list(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboSanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboSanctionsMatch_sourceId(ctx context.Context, field graphql.CollectedField, obj *ubo.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboSanctionsMatch_sourceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SourceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboSanctionsMatch_sourceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboSanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboSanctionsMatch_listedName(ctx context.Context, field graphql.CollectedField, obj *ubo.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboSanctionsMatch_listedName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ListedName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboSanctionsMatch_listedName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboSanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboSanctionsMatch_matchedName(ctx context.Context, field graphql.CollectedField, obj *ubo.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboSanctionsMatch_matchedName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchedName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboSanctionsMatch_matchedName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboSanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UboSanctionsMatch_score(ctx context.Context, field graphql.CollectedField, obj *ubo.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboSanctionsMatch_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboSanctionsMatch_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboSanctionsMatch", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _UboSanctionsMatch_programs(ctx context.Context, field graphql.CollectedField, obj *ubo.SanctionsMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UboSanctionsMatch_programs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Programs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UboSanctionsMatch_programs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UboSanctionsMatch", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
@@ -15337,6 +21853,50 @@ func (ec *executionContext) unmarshalInputStartScreeningInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUboScreenInput(ctx context.Context, obj any) (model.UboScreenInput, error) {
+	var it model.UboScreenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"rootEntityName", "rootJurisdiction", "maxHops"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "rootEntityName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rootEntityName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RootEntityName = data
+		case "rootJurisdiction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rootJurisdiction"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RootJurisdiction = data
+		case "maxHops":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxHops"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxHops = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -15345,6 +21905,13 @@ func (ec *executionContext) __Entity(ctx context.Context, sel ast.SelectionSet, 
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.OwnershipEntity:
+		return ec._OwnershipEntity(ctx, sel, &obj)
+	case *model.OwnershipEntity:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._OwnershipEntity(ctx, sel, obj)
 	case model.Jurisdiction:
 		return ec._Jurisdiction(ctx, sel, &obj)
 	case *model.Jurisdiction:
@@ -15823,6 +22390,132 @@ func (ec *executionContext) _AuditSummary(ctx context.Context, sel ast.Selection
 			}
 		case "scopes":
 			out.Values[i] = ec._AuditSummary_scopes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var beneficialOwnerImplementors = []string{"BeneficialOwner"}
+
+func (ec *executionContext) _BeneficialOwner(ctx context.Context, sel ast.SelectionSet, obj *model.BeneficialOwner) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, beneficialOwnerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BeneficialOwner")
+		case "entity":
+			out.Values[i] = ec._BeneficialOwner_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pctMin":
+			out.Values[i] = ec._BeneficialOwner_pctMin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pctMax":
+			out.Values[i] = ec._BeneficialOwner_pctMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unknown":
+			out.Values[i] = ec._BeneficialOwner_unknown(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._BeneficialOwner_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paths":
+			out.Values[i] = ec._BeneficialOwner_paths(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var beneficialOwnershipImplementors = []string{"BeneficialOwnership"}
+
+func (ec *executionContext) _BeneficialOwnership(ctx context.Context, sel ast.SelectionSet, obj *model.BeneficialOwnership) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, beneficialOwnershipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BeneficialOwnership")
+		case "threshold":
+			out.Values[i] = ec._BeneficialOwnership_threshold(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "owners":
+			out.Values[i] = ec._BeneficialOwnership_owners(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "controlOnly":
+			out.Values[i] = ec._BeneficialOwnership_controlOnly(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unidentified":
+			out.Values[i] = ec._BeneficialOwnership_unidentified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._BeneficialOwnership_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._BeneficialOwnership_caveats(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -17147,6 +23840,86 @@ func (ec *executionContext) _Entity(ctx context.Context, sel ast.SelectionSet) g
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "findOwnershipEntityByID":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Entity_findOwnershipEntityByID(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var exposedPartyImplementors = []string{"ExposedParty"}
+
+func (ec *executionContext) _ExposedParty(ctx context.Context, sel ast.SelectionSet, obj *model.ExposedParty) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, exposedPartyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ExposedParty")
+		case "entity":
+			out.Values[i] = ec._ExposedParty_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ExposedParty_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "listings":
+			out.Values[i] = ec._ExposedParty_listings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blockedShareMin":
+			out.Values[i] = ec._ExposedParty_blockedShareMin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blockedShareMax":
+			out.Values[i] = ec._ExposedParty_blockedShareMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17314,6 +24087,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "uboScreen":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uboScreen(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createWebhookSubscription":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createWebhookSubscription(ctx, field)
@@ -17339,6 +24119,771 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_testWebhookSubscription(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ownershipControllerImplementors = []string{"OwnershipController"}
+
+func (ec *executionContext) _OwnershipController(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipController) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipControllerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipController")
+		case "entity":
+			out.Values[i] = ec._OwnershipController_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "means":
+			out.Values[i] = ec._OwnershipController_means(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paths":
+			out.Values[i] = ec._OwnershipController_paths(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ownershipControllersImplementors = []string{"OwnershipControllers"}
+
+func (ec *executionContext) _OwnershipControllers(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipControllers) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipControllersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipControllers")
+		case "controllers":
+			out.Values[i] = ec._OwnershipControllers_controllers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._OwnershipControllers_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._OwnershipControllers_caveats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ownershipEntityImplementors = []string{"OwnershipEntity", "_Entity"}
+
+func (ec *executionContext) _OwnershipEntity(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipEntity) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipEntityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipEntity")
+		case "id":
+			out.Values[i] = ec._OwnershipEntity_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kind":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._OwnershipEntity_kind(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "name":
+			out.Values[i] = ec._OwnershipEntity_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "jurisdiction":
+			out.Values[i] = ec._OwnershipEntity_jurisdiction(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "address":
+			out.Values[i] = ec._OwnershipEntity_address(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "foundedOn":
+			out.Values[i] = ec._OwnershipEntity_foundedOn(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nominee":
+			out.Values[i] = ec._OwnershipEntity_nominee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "identifiers":
+			out.Values[i] = ec._OwnershipEntity_identifiers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "owners":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._OwnershipEntity_owners(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "subsidiaries":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._OwnershipEntity_subsidiaries(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "beneficialOwners":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._OwnershipEntity_beneficialOwners(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "controllers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._OwnershipEntity_controllers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sanctionsExposure":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._OwnershipEntity_sanctionsExposure(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ownershipHopImplementors = []string{"OwnershipHop"}
+
+func (ec *executionContext) _OwnershipHop(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipHop) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipHopImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipHop")
+		case "from":
+			out.Values[i] = ec._OwnershipHop_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._OwnershipHop_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relation":
+			out.Values[i] = ec._OwnershipHop_relation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pctMin":
+			out.Values[i] = ec._OwnershipHop_pctMin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pctMax":
+			out.Values[i] = ec._OwnershipHop_pctMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unknown":
+			out.Values[i] = ec._OwnershipHop_unknown(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._OwnershipHop_role(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "asOf":
+			out.Values[i] = ec._OwnershipHop_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._OwnershipHop_source(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ownershipIdentifierImplementors = []string{"OwnershipIdentifier"}
+
+func (ec *executionContext) _OwnershipIdentifier(ctx context.Context, sel ast.SelectionSet, obj *ownership.Identifier) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipIdentifierImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipIdentifier")
+		case "scheme":
+			out.Values[i] = ec._OwnershipIdentifier_scheme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "id":
+			out.Values[i] = ec._OwnershipIdentifier_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ownershipLinkImplementors = []string{"OwnershipLink"}
+
+func (ec *executionContext) _OwnershipLink(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipLink) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipLinkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipLink")
+		case "entity":
+			out.Values[i] = ec._OwnershipLink_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hops":
+			out.Values[i] = ec._OwnershipLink_hops(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "from":
+			out.Values[i] = ec._OwnershipLink_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._OwnershipLink_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relation":
+			out.Values[i] = ec._OwnershipLink_relation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pct":
+			out.Values[i] = ec._OwnershipLink_pct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pctMin":
+			out.Values[i] = ec._OwnershipLink_pctMin(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pctMax":
+			out.Values[i] = ec._OwnershipLink_pctMax(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._OwnershipLink_role(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "asOf":
+			out.Values[i] = ec._OwnershipLink_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._OwnershipLink_source(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ownershipLinksImplementors = []string{"OwnershipLinks"}
+
+func (ec *executionContext) _OwnershipLinks(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipLinks) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipLinksImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipLinks")
+		case "links":
+			out.Values[i] = ec._OwnershipLinks_links(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._OwnershipLinks_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._OwnershipLinks_caveats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ownershipListingImplementors = []string{"OwnershipListing"}
+
+func (ec *executionContext) _OwnershipListing(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipListing) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipListingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipListing")
+		case "list":
+			out.Values[i] = ec._OwnershipListing_list(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entryId":
+			out.Values[i] = ec._OwnershipListing_entryId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._OwnershipListing_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._OwnershipListing_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "confirmed":
+			out.Values[i] = ec._OwnershipListing_confirmed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ownershipPathImplementors = []string{"OwnershipPath"}
+
+func (ec *executionContext) _OwnershipPath(ctx context.Context, sel ast.SelectionSet, obj *model.OwnershipPath) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownershipPathImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnershipPath")
+		case "owner":
+			out.Values[i] = ec._OwnershipPath_owner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pctMin":
+			out.Values[i] = ec._OwnershipPath_pctMin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pctMax":
+			out.Values[i] = ec._OwnershipPath_pctMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unknown":
+			out.Values[i] = ec._OwnershipPath_unknown(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hops":
+			out.Values[i] = ec._OwnershipPath_hops(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -17955,6 +25500,72 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "entity":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_entity(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "entities":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_entities(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "uboGraph":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_uboGraph(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "webhookSubscriptions":
 			field := field
 
@@ -18326,6 +25937,79 @@ func (ec *executionContext) _SanctionsExplanation(ctx context.Context, sel ast.S
 			}
 		case "features":
 			out.Values[i] = ec._SanctionsExplanation_features(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var sanctionsExposureImplementors = []string{"SanctionsExposure"}
+
+func (ec *executionContext) _SanctionsExposure(ctx context.Context, sel ast.SelectionSet, obj *model.SanctionsExposure) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sanctionsExposureImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SanctionsExposure")
+		case "status":
+			out.Values[i] = ec._SanctionsExposure_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "listed":
+			out.Values[i] = ec._SanctionsExposure_listed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "paths":
+			out.Values[i] = ec._SanctionsExposure_paths(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "controlOnly":
+			out.Values[i] = ec._SanctionsExposure_controlOnly(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "degraded":
+			out.Values[i] = ec._SanctionsExposure_degraded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._SanctionsExposure_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._SanctionsExposure_caveats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "coverage":
+			out.Values[i] = ec._SanctionsExposure_coverage(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19268,6 +26952,107 @@ func (ec *executionContext) _ServiceStatus(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var shellSignalImplementors = []string{"ShellSignal"}
+
+func (ec *executionContext) _ShellSignal(ctx context.Context, sel ast.SelectionSet, obj *ubo.Signal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shellSignalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShellSignal")
+		case "name":
+			out.Values[i] = ec._ShellSignal_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "evidence":
+			out.Values[i] = ec._ShellSignal_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var shellVerdictImplementors = []string{"ShellVerdict"}
+
+func (ec *executionContext) _ShellVerdict(ctx context.Context, sel ast.SelectionSet, obj *ubo.Verdict) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shellVerdictImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShellVerdict")
+		case "entityId":
+			out.Values[i] = ec._ShellVerdict_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._ShellVerdict_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "verdict":
+			out.Values[i] = ec._ShellVerdict_verdict(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._ShellVerdict_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "signals":
+			out.Values[i] = ec._ShellVerdict_signals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -19369,6 +27154,678 @@ func (ec *executionContext) _Tradability(ctx context.Context, sel ast.SelectionS
 			}
 		case "asOf":
 			out.Values[i] = ec._Tradability_asOf(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uboBlocklistImplementors = []string{"UboBlocklist"}
+
+func (ec *executionContext) _UboBlocklist(ctx context.Context, sel ast.SelectionSet, obj *ubo.BlocklistResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uboBlocklistImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UboBlocklist")
+		case "status":
+			out.Values[i] = ec._UboBlocklist_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "highestSeverity":
+			out.Values[i] = ec._UboBlocklist_highestSeverity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._UboBlocklist_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uboClusterHitImplementors = []string{"UboClusterHit"}
+
+func (ec *executionContext) _UboClusterHit(ctx context.Context, sel ast.SelectionSet, obj *ubo.ClusterHit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uboClusterHitImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UboClusterHit")
+		case "entityId":
+			out.Values[i] = ec._UboClusterHit_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entityName":
+			out.Values[i] = ec._UboClusterHit_entityName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordId":
+			out.Values[i] = ec._UboClusterHit_recordId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slug":
+			out.Values[i] = ec._UboClusterHit_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._UboClusterHit_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "severity":
+			out.Values[i] = ec._UboClusterHit_severity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uboEdgeImplementors = []string{"UboEdge"}
+
+func (ec *executionContext) _UboEdge(ctx context.Context, sel ast.SelectionSet, obj *ubo.Edge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uboEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UboEdge")
+		case "from":
+			out.Values[i] = ec._UboEdge_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._UboEdge_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "relation":
+			out.Values[i] = ec._UboEdge_relation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pct":
+			out.Values[i] = ec._UboEdge_pct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pctMin":
+			out.Values[i] = ec._UboEdge_pctMin(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pctMax":
+			out.Values[i] = ec._UboEdge_pctMax(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._UboEdge_role(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._UboEdge_source(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uboGraphImplementors = []string{"UboGraph"}
+
+func (ec *executionContext) _UboGraph(ctx context.Context, sel ast.SelectionSet, obj *model.UboGraph) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uboGraphImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UboGraph")
+		case "graphId":
+			out.Values[i] = ec._UboGraph_graphId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._UboGraph_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rootEntityName":
+			out.Values[i] = ec._UboGraph_rootEntityName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rootJurisdiction":
+			out.Values[i] = ec._UboGraph_rootJurisdiction(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "maxHops":
+			out.Values[i] = ec._UboGraph_maxHops(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestedAt":
+			out.Values[i] = ec._UboGraph_requestedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "builtAt":
+			out.Values[i] = ec._UboGraph_builtAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cached":
+			out.Values[i] = ec._UboGraph_cached(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rootEntityId":
+			out.Values[i] = ec._UboGraph_rootEntityId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "rootFound":
+			out.Values[i] = ec._UboGraph_rootFound(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rootCandidates":
+			out.Values[i] = ec._UboGraph_rootCandidates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._UboGraph_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._UboGraph_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._UboGraph_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sanctionsMatches":
+			out.Values[i] = ec._UboGraph_sanctionsMatches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clusterHits":
+			out.Values[i] = ec._UboGraph_clusterHits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "beneficialOwners":
+			out.Values[i] = ec._UboGraph_beneficialOwners(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "controlOnlyPersons":
+			out.Values[i] = ec._UboGraph_controlOnlyPersons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ofac50":
+			out.Values[i] = ec._UboGraph_ofac50(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "shellCompanyVerdicts":
+			out.Values[i] = ec._UboGraph_shellCompanyVerdicts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "aggregateRisk":
+			out.Values[i] = ec._UboGraph_aggregateRisk(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "riskReasons":
+			out.Values[i] = ec._UboGraph_riskReasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sanctionsCoverage":
+			out.Values[i] = ec._UboGraph_sanctionsCoverage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "listsMissing":
+			out.Values[i] = ec._UboGraph_listsMissing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blocklistScreened":
+			out.Values[i] = ec._UboGraph_blocklistScreened(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "coverage":
+			out.Values[i] = ec._UboGraph_coverage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caveats":
+			out.Values[i] = ec._UboGraph_caveats(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uboNodeImplementors = []string{"UboNode"}
+
+func (ec *executionContext) _UboNode(ctx context.Context, sel ast.SelectionSet, obj *ubo.Node) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uboNodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UboNode")
+		case "id":
+			out.Values[i] = ec._UboNode_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._UboNode_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._UboNode_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "jurisdiction":
+			out.Values[i] = ec._UboNode_jurisdiction(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "address":
+			out.Values[i] = ec._UboNode_address(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "founded":
+			out.Values[i] = ec._UboNode_founded(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nominee":
+			out.Values[i] = ec._UboNode_nominee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hops":
+			out.Values[i] = ec._UboNode_hops(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "effectiveMin":
+			out.Values[i] = ec._UboNode_effectiveMin(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "effectiveMax":
+			out.Values[i] = ec._UboNode_effectiveMax(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sanctions":
+			out.Values[i] = ec._UboNode_sanctions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blocklist":
+			out.Values[i] = ec._UboNode_blocklist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uboNodeScreeningImplementors = []string{"UboNodeScreening"}
+
+func (ec *executionContext) _UboNodeScreening(ctx context.Context, sel ast.SelectionSet, obj *ubo.NodeScreening) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uboNodeScreeningImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UboNodeScreening")
+		case "screened":
+			out.Values[i] = ec._UboNodeScreening_screened(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matches":
+			out.Values[i] = ec._UboNodeScreening_matches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._UboNodeScreening_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uboOfac50Implementors = []string{"UboOfac50"}
+
+func (ec *executionContext) _UboOfac50(ctx context.Context, sel ast.SelectionSet, obj *ubo.OFAC50) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uboOfac50Implementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UboOfac50")
+		case "status":
+			out.Values[i] = ec._UboOfac50_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "evidence":
+			out.Values[i] = ec._UboOfac50_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uboOwnerImplementors = []string{"UboOwner"}
+
+func (ec *executionContext) _UboOwner(ctx context.Context, sel ast.SelectionSet, obj *ubo.Owner) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uboOwnerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UboOwner")
+		case "entityId":
+			out.Values[i] = ec._UboOwner_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._UboOwner_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pctMin":
+			out.Values[i] = ec._UboOwner_pctMin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pctMax":
+			out.Values[i] = ec._UboOwner_pctMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "possible":
+			out.Values[i] = ec._UboOwner_possible(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roles":
+			out.Values[i] = ec._UboOwner_roles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uboSanctionsMatchImplementors = []string{"UboSanctionsMatch"}
+
+func (ec *executionContext) _UboSanctionsMatch(ctx context.Context, sel ast.SelectionSet, obj *ubo.SanctionsMatch) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uboSanctionsMatchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UboSanctionsMatch")
+		case "entityId":
+			out.Values[i] = ec._UboSanctionsMatch_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entityName":
+			out.Values[i] = ec._UboSanctionsMatch_entityName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "list":
+			out.Values[i] = ec._UboSanctionsMatch_list(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceId":
+			out.Values[i] = ec._UboSanctionsMatch_sourceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "listedName":
+			out.Values[i] = ec._UboSanctionsMatch_listedName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matchedName":
+			out.Values[i] = ec._UboSanctionsMatch_matchedName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._UboSanctionsMatch_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "programs":
+			out.Values[i] = ec._UboSanctionsMatch_programs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20459,6 +28916,36 @@ func (ec *executionContext) marshalNAuditSummary2ᚖgithubᚗcomᚋtradecomplian
 	return ec._AuditSummary(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNBeneficialOwner2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐBeneficialOwner(ctx context.Context, sel ast.SelectionSet, v model.BeneficialOwner) graphql.Marshaler {
+	return ec._BeneficialOwner(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBeneficialOwner2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐBeneficialOwnerᚄ(ctx context.Context, sel ast.SelectionSet, v []model.BeneficialOwner) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBeneficialOwner2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐBeneficialOwner(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBeneficialOwnership2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐBeneficialOwnership(ctx context.Context, sel ast.SelectionSet, v *model.BeneficialOwnership) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BeneficialOwnership(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNBlocker2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐBlocker(ctx context.Context, sel ast.SelectionSet, v regulatory.Blocker) graphql.Marshaler {
 	return ec._Blocker(ctx, sel, &v)
 }
@@ -20724,6 +29211,26 @@ func (ec *executionContext) marshalNDossier2ᚖgithubᚗcomᚋtradecomplianceᚋ
 	return ec._Dossier(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNExposedParty2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐExposedParty(ctx context.Context, sel ast.SelectionSet, v model.ExposedParty) graphql.Marshaler {
+	return ec._ExposedParty(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNExposedParty2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐExposedPartyᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ExposedParty) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNExposedParty2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐExposedParty(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNFieldSet2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -20770,6 +29277,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -20864,6 +29400,176 @@ func (ec *executionContext) marshalNListingType2string(ctx context.Context, sel 
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNOwnershipController2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipController(ctx context.Context, sel ast.SelectionSet, v model.OwnershipController) graphql.Marshaler {
+	return ec._OwnershipController(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOwnershipController2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipControllerᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OwnershipController) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOwnershipController2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipController(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOwnershipControllers2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipControllers(ctx context.Context, sel ast.SelectionSet, v *model.OwnershipControllers) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OwnershipControllers(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOwnershipEntity2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx context.Context, sel ast.SelectionSet, v model.OwnershipEntity) graphql.Marshaler {
+	return ec._OwnershipEntity(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOwnershipEntity2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntityᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OwnershipEntity) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOwnershipEntity2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOwnershipEntity2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx context.Context, sel ast.SelectionSet, v *model.OwnershipEntity) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OwnershipEntity(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOwnershipHop2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipHop(ctx context.Context, sel ast.SelectionSet, v model.OwnershipHop) graphql.Marshaler {
+	return ec._OwnershipHop(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOwnershipHop2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipHopᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OwnershipHop) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOwnershipHop2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipHop(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOwnershipIdentifier2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋownershipᚐIdentifier(ctx context.Context, sel ast.SelectionSet, v ownership.Identifier) graphql.Marshaler {
+	return ec._OwnershipIdentifier(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOwnershipIdentifier2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋownershipᚐIdentifierᚄ(ctx context.Context, sel ast.SelectionSet, v []ownership.Identifier) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOwnershipIdentifier2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋownershipᚐIdentifier(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOwnershipLink2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipLink(ctx context.Context, sel ast.SelectionSet, v model.OwnershipLink) graphql.Marshaler {
+	return ec._OwnershipLink(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOwnershipLink2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipLinkᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OwnershipLink) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOwnershipLink2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipLink(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOwnershipLinks2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipLinks(ctx context.Context, sel ast.SelectionSet, v *model.OwnershipLinks) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._OwnershipLinks(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOwnershipListing2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipListing(ctx context.Context, sel ast.SelectionSet, v model.OwnershipListing) graphql.Marshaler {
+	return ec._OwnershipListing(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOwnershipListing2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipListingᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OwnershipListing) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOwnershipListing2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipListing(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOwnershipPath2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipPath(ctx context.Context, sel ast.SelectionSet, v model.OwnershipPath) graphql.Marshaler {
+	return ec._OwnershipPath(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNOwnershipPath2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipPathᚄ(ctx context.Context, sel ast.SelectionSet, v []model.OwnershipPath) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOwnershipPath2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipPath(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNProduct2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋregulatoryᚐProduct(ctx context.Context, sel ast.SelectionSet, v regulatory.Product) graphql.Marshaler {
@@ -20964,6 +29670,16 @@ func (ec *executionContext) marshalNSanctionsExplanation2ᚖgithubᚗcomᚋtrade
 		return graphql.Null
 	}
 	return ec._SanctionsExplanation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSanctionsExposure2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsExposure(ctx context.Context, sel ast.SelectionSet, v *model.SanctionsExposure) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SanctionsExposure(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSanctionsFeature2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐSanctionsFeature(ctx context.Context, sel ast.SelectionSet, v model.SanctionsFeature) graphql.Marshaler {
@@ -21228,6 +29944,46 @@ func (ec *executionContext) marshalNServiceStatus2ᚖgithubᚗcomᚋtradecomplia
 	return ec._ServiceStatus(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNShellSignal2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐSignal(ctx context.Context, sel ast.SelectionSet, v ubo.Signal) graphql.Marshaler {
+	return ec._ShellSignal(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNShellSignal2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐSignalᚄ(ctx context.Context, sel ast.SelectionSet, v []ubo.Signal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShellSignal2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐSignal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNShellVerdict2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐVerdict(ctx context.Context, sel ast.SelectionSet, v ubo.Verdict) graphql.Marshaler {
+	return ec._ShellVerdict(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNShellVerdict2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐVerdictᚄ(ctx context.Context, sel ast.SelectionSet, v []ubo.Verdict) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNShellVerdict2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐVerdict(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNStartScreeningInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐStartScreeningInput(ctx context.Context, v any) (model.StartScreeningInput, error) {
 	res, err := ec.unmarshalInputStartScreeningInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -21336,6 +30092,129 @@ func (ec *executionContext) marshalNUUID2string(ctx context.Context, sel ast.Sel
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNUboBlocklist2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐBlocklistResult(ctx context.Context, sel ast.SelectionSet, v ubo.BlocklistResult) graphql.Marshaler {
+	return ec._UboBlocklist(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUboClusterHit2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐClusterHit(ctx context.Context, sel ast.SelectionSet, v ubo.ClusterHit) graphql.Marshaler {
+	return ec._UboClusterHit(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUboClusterHit2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐClusterHitᚄ(ctx context.Context, sel ast.SelectionSet, v []ubo.ClusterHit) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUboClusterHit2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐClusterHit(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUboEdge2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐEdge(ctx context.Context, sel ast.SelectionSet, v ubo.Edge) graphql.Marshaler {
+	return ec._UboEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUboEdge2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []ubo.Edge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUboEdge2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUboGraph2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐUboGraph(ctx context.Context, sel ast.SelectionSet, v *model.UboGraph) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UboGraph(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUboNode2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐNode(ctx context.Context, sel ast.SelectionSet, v ubo.Node) graphql.Marshaler {
+	return ec._UboNode(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUboNode2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []ubo.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUboNode2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐNode(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUboNodeScreening2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐNodeScreening(ctx context.Context, sel ast.SelectionSet, v ubo.NodeScreening) graphql.Marshaler {
+	return ec._UboNodeScreening(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUboOwner2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐOwner(ctx context.Context, sel ast.SelectionSet, v ubo.Owner) graphql.Marshaler {
+	return ec._UboOwner(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUboOwner2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐOwnerᚄ(ctx context.Context, sel ast.SelectionSet, v []ubo.Owner) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUboOwner2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐOwner(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUboSanctionsMatch2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐSanctionsMatch(ctx context.Context, sel ast.SelectionSet, v ubo.SanctionsMatch) graphql.Marshaler {
+	return ec._UboSanctionsMatch(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUboSanctionsMatch2ᚕgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐSanctionsMatchᚄ(ctx context.Context, sel ast.SelectionSet, v []ubo.SanctionsMatch) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUboSanctionsMatch2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐSanctionsMatch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNUboScreenInput2githubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐUboScreenInput(ctx context.Context, v any) (model.UboScreenInput, error) {
+	res, err := ec.unmarshalInputUboScreenInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNWebhookDelivery2githubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋwebhooksᚐDelivery(ctx context.Context, sel ast.SelectionSet, v webhooks.Delivery) graphql.Marshaler {
@@ -21971,6 +30850,13 @@ func (ec *executionContext) marshalOListingType2ᚖstring(ctx context.Context, s
 	return res
 }
 
+func (ec *executionContext) marshalOOwnershipEntity2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐOwnershipEntity(ctx context.Context, sel ast.SelectionSet, v *model.OwnershipEntity) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._OwnershipEntity(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOSanctionsKind2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -22125,6 +31011,20 @@ func (ec *executionContext) marshalOUUID2ᚖstring(ctx context.Context, sel ast.
 	_ = ctx
 	res := scalars.MarshalUUID(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOUboGraph2ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋresolversᚋmodelᚐUboGraph(ctx context.Context, sel ast.SelectionSet, v *model.UboGraph) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UboGraph(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOUboOfac502ᚖgithubᚗcomᚋtradecomplianceᚋcomplianceᚋgraphᚋuboᚐOFAC50(ctx context.Context, sel ast.SelectionSet, v *ubo.OFAC50) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UboOfac50(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOWebhookDeliveryFormat2ᚖstring(ctx context.Context, v any) (*string, error) {

@@ -6,6 +6,7 @@ package model
 
 import (
 	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/ownership"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 )
 
@@ -20,3 +21,9 @@ type Jurisdiction struct{ regulatory.Jurisdiction }
 
 // IsEntity marks Jurisdiction as a federation entity.
 func (Jurisdiction) IsEntity() {}
+
+// OwnershipEntity is the OwnershipEntity entity: an ownership.Node.
+type OwnershipEntity struct{ ownership.Node }
+
+// IsEntity marks OwnershipEntity as a federation entity.
+func (OwnershipEntity) IsEntity() {}

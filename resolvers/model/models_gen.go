@@ -7,6 +7,7 @@ import (
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/ubo"
 	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
@@ -22,6 +23,29 @@ type AuditSummary struct {
 	Days   int                `json:"days"`
 	Total  int                `json:"total"`
 	Scopes []graph.ScopeCount `json:"scopes"`
+}
+
+type BeneficialOwner struct {
+	Entity *OwnershipEntity `json:"entity"`
+	PctMin float64          `json:"pctMin"`
+	PctMax float64          `json:"pctMax"`
+	// True when some path has a share with no stated percentage.
+	Unknown bool `json:"unknown"`
+	// beneficial_owner, possible or below_threshold.
+	Status string          `json:"status"`
+	Paths  []OwnershipPath `json:"paths"`
+}
+
+type BeneficialOwnership struct {
+	Threshold float64 `json:"threshold"`
+	// Persons at or above the threshold (status beneficial_owner) or possibly so (status possible).
+	Owners []BeneficialOwner `json:"owners"`
+	// Controllers that are not beneficial owners by ownership.
+	ControlOnly []OwnershipController `json:"controlOnly"`
+	// Non-person parties at the top of ownership chains, whose owners are not known.
+	Unidentified []BeneficialOwner `json:"unidentified"`
+	Truncated    bool              `json:"truncated"`
+	Caveats      []string          `json:"caveats"`
 }
 
 type ClusterCheck struct {
@@ -196,7 +220,81 @@ type CreatedWebhookSubscription struct {
 	Subscription *webhooks.Subscription `json:"subscription"`
 }
 
+type ExposedParty struct {
+	Entity   *OwnershipEntity   `json:"entity"`
+	Status   string             `json:"status"`
+	Listings []OwnershipListing `json:"listings"`
+	// The aggregate direct holding of blocked owners, percent.
+	BlockedShareMin float64 `json:"blockedShareMin"`
+	BlockedShareMax float64 `json:"blockedShareMax"`
+}
+
 type Mutation struct {
+}
+
+type OwnershipController struct {
+	Entity *OwnershipEntity `json:"entity"`
+	Means  []string         `json:"means"`
+	Paths  []OwnershipPath  `json:"paths"`
+}
+
+type OwnershipControllers struct {
+	Controllers []OwnershipController `json:"controllers"`
+	Truncated   bool                  `json:"truncated"`
+	Caveats     []string              `json:"caveats"`
+}
+
+type OwnershipHop struct {
+	From     string  `json:"from"`
+	To       string  `json:"to"`
+	Relation string  `json:"relation"`
+	PctMin   float64 `json:"pctMin"`
+	PctMax   float64 `json:"pctMax"`
+	Unknown  bool    `json:"unknown"`
+	Role     *string `json:"role,omitempty"`
+	AsOf     *string `json:"asOf,omitempty"`
+	Source   *string `json:"source,omitempty"`
+}
+
+// One edge walked: from owns or controls to; entity is the far end, hops away from the start.
+type OwnershipLink struct {
+	Entity *OwnershipEntity `json:"entity"`
+	Hops   int              `json:"hops"`
+	From   string           `json:"from"`
+	To     string           `json:"to"`
+	// OWNS or CONTROLS.
+	Relation string   `json:"relation"`
+	Pct      *float64 `json:"pct,omitempty"`
+	PctMin   *float64 `json:"pctMin,omitempty"`
+	PctMax   *float64 `json:"pctMax,omitempty"`
+	// CONTROLS: board_appointment, voting_rights or other_influence.
+	Role   *string `json:"role,omitempty"`
+	AsOf   *string `json:"asOf,omitempty"`
+	Source *string `json:"source,omitempty"`
+}
+
+type OwnershipLinks struct {
+	Links []OwnershipLink `json:"links"`
+	// True when owners (or subsidiaries) exist beyond maxHops.
+	Truncated bool     `json:"truncated"`
+	Caveats   []string `json:"caveats"`
+}
+
+type OwnershipListing struct {
+	List      string  `json:"list"`
+	EntryID   string  `json:"entryId"`
+	Name      string  `json:"name"`
+	Score     float64 `json:"score"`
+	Confirmed bool    `json:"confirmed"`
+}
+
+// A chain of edges from owner down to the entity asked about; the share is the product along it.
+type OwnershipPath struct {
+	Owner   string         `json:"owner"`
+	PctMin  float64        `json:"pctMin"`
+	PctMax  float64        `json:"pctMax"`
+	Unknown bool           `json:"unknown"`
+	Hops    []OwnershipHop `json:"hops"`
 }
 
 type ProductRuleSet struct {
@@ -239,6 +337,21 @@ type SanctionsExplanation struct {
 	NameSimilarity float64            `json:"nameSimilarity"`
 	Tokens         *string            `json:"tokens,omitempty"`
 	Features       []SanctionsFeature `json:"features"`
+}
+
+type SanctionsExposure struct {
+	// blocked, possibly_blocked or not_blocked under the OFAC 50% rule; unknown when screening was degraded and nothing was found.
+	Status string `json:"status"`
+	// Listed parties, and entities blocked by their holdings.
+	Listed []ExposedParty `json:"listed"`
+	// Paths from each listed party down to the entity.
+	Paths []OwnershipPath `json:"paths"`
+	// Listed parties that only control (control never blocks under the 50% rule).
+	ControlOnly []string        `json:"controlOnly"`
+	Degraded    bool            `json:"degraded"`
+	Truncated   bool            `json:"truncated"`
+	Caveats     []string        `json:"caveats"`
+	Coverage    *graph.Coverage `json:"coverage"`
 }
 
 type SanctionsFeature struct {
@@ -306,6 +419,49 @@ type StartScreeningInput struct {
 }
 
 type Subscription struct {
+}
+
+// A UBO screening graph (REST: /api/v1/ubo/graph/{id}). Result fields are empty while queued.
+type UboGraph struct {
+	GraphID string `json:"graphId"`
+	// queued or ready.
+	Status           string     `json:"status"`
+	RootEntityName   string     `json:"rootEntityName"`
+	RootJurisdiction *string    `json:"rootJurisdiction,omitempty"`
+	MaxHops          int        `json:"maxHops"`
+	RequestedAt      time.Time  `json:"requestedAt"`
+	BuiltAt          *time.Time `json:"builtAt,omitempty"`
+	// True when answered from the 90-day cache.
+	Cached             bool                 `json:"cached"`
+	RootEntityID       *string              `json:"rootEntityId,omitempty"`
+	RootFound          bool                 `json:"rootFound"`
+	RootCandidates     []string             `json:"rootCandidates"`
+	Nodes              []ubo.Node           `json:"nodes"`
+	Edges              []ubo.Edge           `json:"edges"`
+	Truncated          bool                 `json:"truncated"`
+	SanctionsMatches   []ubo.SanctionsMatch `json:"sanctionsMatches"`
+	ClusterHits        []ubo.ClusterHit     `json:"clusterHits"`
+	BeneficialOwners   []ubo.Owner          `json:"beneficialOwners"`
+	ControlOnlyPersons []ubo.Owner          `json:"controlOnlyPersons"`
+	Ofac50             *ubo.OFAC50          `json:"ofac50,omitempty"`
+	// One verdict per legal entity (REST: an object keyed by entity id).
+	ShellCompanyVerdicts []ubo.Verdict `json:"shellCompanyVerdicts"`
+	// high, medium, low or unknown; null while queued.
+	AggregateRisk *string  `json:"aggregateRisk,omitempty"`
+	RiskReasons   []string `json:"riskReasons"`
+	// complete, partial or unavailable; null while queued.
+	SanctionsCoverage *string         `json:"sanctionsCoverage,omitempty"`
+	ListsMissing      []string        `json:"listsMissing"`
+	BlocklistScreened bool            `json:"blocklistScreened"`
+	Coverage          *graph.Coverage `json:"coverage"`
+	Caveats           []string        `json:"caveats"`
+}
+
+type UboScreenInput struct {
+	RootEntityName string `json:"rootEntityName"`
+	// A country: ISO 3166 alpha-2 or alpha-3, or a name.
+	RootJurisdiction *string `json:"rootJurisdiction,omitempty"`
+	MaxHops          *int    `json:"maxHops,omitempty"`
 }
 
 type WebhookReplay struct {

@@ -14,6 +14,7 @@
 //	benchtool screening -bin B -out R [-conns 64 -warmup 3s -duration 15s -single 15s]
 //	          [-ofac-db URL -watchman BIN | -watchman-error WHY] [-watchman-sample 200] [-data DIR]
 //	benchtool kyc     -bin B -out R [-rate 50 -warmup 3s -duration 15s -subscribers 1000 -step-delay 2s] [-data DIR]
+//	benchtool ownership -bin B -out R [-edges 100000 -iterations 200 -seed 6]
 //	benchtool report  -in R
 //	benchtool dropdb  -url ADMIN_URL -name DB
 //
@@ -31,7 +32,7 @@ import (
 	"syscall"
 )
 
-const usage = `usage: benchtool <startup|rss|load|seed|export|regulatory|clusters|webhooks|screening|kyc|report|dropdb> [flags]
+const usage = `usage: benchtool <startup|rss|load|seed|export|regulatory|clusters|webhooks|screening|kyc|ownership|report|dropdb> [flags]
 (see the package comment in scripts/benchtool/main.go)
 `
 
@@ -75,6 +76,8 @@ func run(ctx context.Context, cmd string, args []string) error {
 		return cmdScreening(ctx, args)
 	case "kyc":
 		return cmdKYC(ctx, args)
+	case "ownership":
+		return cmdOwnership(ctx, args)
 	case "report":
 		return cmdReport(args)
 	case "dropdb":

@@ -1,0 +1,100 @@
+package ownership
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/tradecompliance/compliance/graph"
+	"github.com/tradecompliance/compliance/graph/sanctions"
+	"github.com/tradecompliance/compliance/graph/sanctions/sanctionstest"
+)
+
+var (
+	realOnce     sync.Once
+	realScreener *sanctions.Screener
+	realErr      error
+)
+
+// screenerWithRealLists returns a screener over the 8 real lists of the
+// shared data set, or skips t when the data is absent.
+func screenerWithRealLists(t *testing.T) *sanctions.Screener {
+	t.Helper()
+	realOnce.Do(func() {
+		dir, err := sanctionstest.Dir()
+		if err != nil {
+			realErr = err
+			return
+		}
+		lists, err := sanctionstest.LoadAll(dir)
+		if err != nil {
+			realErr = err
+			return
+		}
+		var states []sanctions.ListState
+		for _, l := range graph.SanctionsLists {
+			states = append(states, sanctions.ListState{ID: l.ID, Rows: len(lists[l.ID])})
+		}
+		realScreener = &sanctions.Screener{}
+		realScreener.Replace(states, lists.All())
+	})
+	if errors.Is(realErr, sanctionstest.ErrNoData) {
+		t.Skipf("skipping: %v", realErr)
+	}
+	if realErr != nil {
+		t.Fatal(realErr)
+	}
+	return realScreener
+}
+
+// TestScreenWithRealLists runs the OFAC 50% rule with the production
+// predicate over the real lists: a hand-built structure under the listed
+// National Iranian Oil Company (OFAC SDN 11317) and Nicolas Maduro Moros
+// (SDN 22790).
+func TestScreenWithRealLists(t *testing.T) {
+	s := screenerWithRealLists(t)
+	sub := Subgraph{Root: "Y", MaxHops: 3,
+		Nodes: []Node{
+			{ID: "NIOC", Kind: Company, Name: "National Iranian Oil Company", Jurisdiction: "IR"},
+			{ID: "MM", Kind: Person, Name: "Nicolas Maduro Moros", Jurisdiction: "VE"},
+			{ID: "X", Kind: Company, Name: "Zeta Quartz Lubricants Holdings"},
+			{ID: "Y", Kind: Company, Name: "Omicron Vellum Shipping Services"},
+			{ID: "P", Kind: Person, Name: "Wilhelmina Q. Zastrow-Pennyfeather"},
+		},
+	}
+	owns := func(from, to string, pct float64) Edge {
+		return Edge{Key: EdgeKey(Owns, from, to, ""), Relation: Owns, From: from, To: to, Pct: &pct}
+	}
+	sub.Edges = []Edge{owns("NIOC", "X", 30), owns("MM", "X", 20), owns("X", "Y", 50), owns("P", "Y", 50),
+		{Key: EdgeKey(Controls, "MM", "Y", BoardAppointment), Relation: Controls, From: "MM", To: "Y", Role: BoardAppointment}}
+	ex := Screen(sub, "Y", ScreenerPredicate(s))
+	if ex.Status != Blocked || ex.Degraded {
+		t.Fatalf("Y status = %s degraded %v, want blocked (X is blocked by 30%% + 20%%, and owns 50%% of Y)", ex.Status, ex.Degraded)
+	}
+	got := map[string]string{}
+	for _, n := range ex.Nodes {
+		got[n.Node.ID] = n.Status
+		if n.Node.ID == "NIOC" {
+			found := false
+			for _, l := range n.Listings {
+				found = found || (l.EntryID == "us_sdn:11317" && l.Confirmed)
+			}
+			if !found {
+				t.Errorf("NIOC listings %+v lack a confirmed us_sdn:11317", n.Listings)
+			}
+		}
+	}
+	want := map[string]string{"NIOC": Blocked, "MM": Blocked, "X": Blocked, "Y": Blocked}
+	if len(got) != len(want) {
+		t.Errorf("statuses = %v, want %v", got, want)
+	}
+	for id, st := range want {
+		if got[id] != st {
+			t.Errorf("%s status = %s, want %s", id, got[id], st)
+		}
+	}
+	// MM reaches Y by ownership (through X) and by control: not control-only.
+	if len(ex.ControlOnly) != 0 {
+		t.Errorf("control only = %v, want none", ex.ControlOnly)
+	}
+}
