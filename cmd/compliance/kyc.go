@@ -18,9 +18,11 @@ import (
 // that runs screening runs here, none when KYC_WORKERS is 0.
 //
 // The cluster step checks with clusters, the cluster surface's in-memory
-// registry (reloaded on version change). The ownership graph is not wired
-// yet: its step reports unavailable (never pass) until it is.
-func startKYC(ctx context.Context, cfg Config, pg *relational.DB, reg prometheus.Registerer, clusters cluster.Checker, matrix *regulatory.Matrix, screener *sanctions.Screener, log *slog.Logger) (*kyc.Service, []relational.JobSet) {
+// registry (reloaded on version change). The ownership step asks owners,
+// the UBO surface's builder (ubo.KYCExposure): it builds the company's
+// beneficial-ownership graph from the ownership data in Neo4j, screened
+// with the same screener, on every run.
+func startKYC(ctx context.Context, cfg Config, pg *relational.DB, reg prometheus.Registerer, clusters cluster.Checker, matrix *regulatory.Matrix, screener *sanctions.Screener, owners kyc.OwnershipLookup, log *slog.Logger) (*kyc.Service, []relational.JobSet) {
 	hub := pg.NewProgressHub(log)
 	go hub.Run(ctx)
 	reg.MustRegister(
@@ -37,7 +39,7 @@ func startKYC(ctx context.Context, cfg Config, pg *relational.DB, reg prometheus
 			}),
 	)
 	svc := &kyc.Service{
-		Engine:    kyc.Engine{Clusters: clusters, Matrix: matrix, Sanctions: screener},
+		Engine:    kyc.Engine{Clusters: clusters, Matrix: matrix, Sanctions: screener, Ownership: owners},
 		Store:     pg,
 		Progress:  hub,
 		StepDelay: cfg.KYCStepDelay,

@@ -122,11 +122,12 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	kycSvc, kycJobs := startKYC(ctx, cfg, pg, reg, clusters.Checker, matrix, screener, log)
 	// UBO screening: builds run on the job queue ("ubo") beside webhook
 	// deliveries and KYC runs, screening against the sanctions screener and
-	// the cluster registry's checker.
+	// the cluster registry's checker. The KYC ownership step builds with
+	// the same builder.
 	uboBuilder := &ubo.Builder{Ownership: neo, Screener: screener, Checker: clusters.Checker}
+	kycSvc, kycJobs := startKYC(ctx, cfg, pg, reg, clusters.Checker, matrix, screener, ubo.KYCExposure{Builder: uboBuilder}, log)
 	uboSvc := &ubo.Service{Store: pg}
 	hooks, stopHooks, err := startWebhooks(ctx, cfg, pg, reg, log, append(kycJobs, pg.UBOJobs(uboBuilder, nil, log))...)
 	if err != nil {

@@ -191,6 +191,10 @@ func TestSteps(t *testing.T) {
 			BlockedOwners: []ExposedOwner{{Name: "Bad Holder", EffectiveShare: 0.3}}}}}, StepOwnership, Input{CompanyName: "X"}, StatusReview, "30.0%"},
 		{"ownership: OFAC 50", Engine{Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50Blocked, AggregateBlockedShare: 0.55,
 			BlockedOwners: []ExposedOwner{{Name: "Bad Holder", EffectiveShare: 0.55}}}}}, StepOwnership, Input{CompanyName: "X"}, StatusFail, "OFAC 50 percent rule"},
+		{"ownership: company itself listed", Engine{Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50Blocked}}}, StepOwnership, Input{CompanyName: "X"}, StatusFail, "the company itself is listed"},
+		{"ownership: possibly blocked", Engine{Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50PossiblyBlocked, Evidence: []string{"X is possibly blocked"}}}}, StepOwnership, Input{CompanyName: "X"}, StatusReview, "possibly blocked under the OFAC 50 percent rule"},
+		{"ownership: not assessed", Engine{Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50NotAssessed, Evidence: []string{"not every node could be screened"}}}}, StepOwnership, Input{CompanyName: "X"}, StatusDegraded, "not every node could be screened"},
+		{"ownership: unknown rule state never passes", Engine{Ownership: fixedOwnership{x: OwnershipExposure{Found: true}}}, StepOwnership, Input{CompanyName: "X"}, StatusDegraded, "could not be assessed"},
 		{"adverse media", Engine{}, StepAdverseMedia, Input{CompanyName: "X"}, StatusUnmeasured, "unmeasured"},
 	}
 	for _, tt := range tests {

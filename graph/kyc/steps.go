@@ -20,7 +20,8 @@ type SanctionsScreener interface {
 
 // OwnershipLookup answers a company's exposure to sanctioned or blocked
 // owners through its beneficial-ownership graph. The UBO surface
-// implements it; until it is wired the ownership step reports unavailable.
+// implements it (ubo.KYCExposure); without one the ownership step reports
+// unavailable.
 type OwnershipLookup interface {
 	// Exposure returns the exposure of the company named company in
 	// country (ISO alpha-2, "" when unknown). It fails with unavailable
@@ -30,10 +31,11 @@ type OwnershipLookup interface {
 
 // OFAC 50 percent rule states of an ownership exposure.
 const (
-	OFAC50Blocked        = "blocked"         // blocked persons own 50% or more in aggregate: the entity is blocked by operation of law
-	OFAC50BelowThreshold = "below_threshold" // some blocked ownership, below 50% in aggregate
-	OFAC50Clear          = "no_blocked_owners"
-	OFAC50NotAssessed    = "not_assessed"
+	OFAC50Blocked         = "blocked"          // blocked persons own 50% or more in aggregate: the entity is blocked by operation of law
+	OFAC50PossiblyBlocked = "possibly_blocked" // an unconfirmed (fuzzy) listing or a share band reaches 50% only at its maximum: review
+	OFAC50BelowThreshold  = "below_threshold"  // listed or possibly listed owners (see ExposedOwner.Confirmed), below 50% in aggregate
+	OFAC50Clear           = "no_blocked_owners"
+	OFAC50NotAssessed     = "not_assessed" // not found, screening degraded, or the traversal truncated
 )
 
 // OwnershipExposure is the ownership step's evidence.
@@ -45,20 +47,30 @@ type OwnershipExposure struct {
 	// BlockedOwners are the sanctioned or blocked owners found, direct or
 	// indirect.
 	BlockedOwners []ExposedOwner `json:"blocked_owners"`
-	// AggregateBlockedShare is the sum of the blocked owners' effective
-	// shares, 0 to 1.
-	AggregateBlockedShare float64 `json:"aggregate_blocked_share"`
-	OFAC50Rule            string  `json:"ofac_50_rule"` // one of the OFAC50 states
-	Coverage              string  `json:"coverage"`     // the lookup's own coverage caveat
+	// AggregateBlockedShare is the sum of the confirmed blocked owners'
+	// minimum effective shares, 0 to 1 (capped at 1). The OFAC 50 percent
+	// rule itself aggregates direct holdings level by level, so an entity
+	// can be blocked with an aggregate below 0.5 (a listed owner of 60% of
+	// a holding that owns 60%).
+	AggregateBlockedShare float64  `json:"aggregate_blocked_share"`
+	OFAC50Rule            string   `json:"ofac_50_rule"` // one of the OFAC50 states
+	Evidence              []string `json:"evidence"`     // the rule's evidence lines, one per node that is not clear
+	Coverage              string   `json:"coverage"`     // the lookup's own coverage caveat
 }
 
 // ExposedOwner is one sanctioned or blocked owner with the evidence of the
 // path through which it owns the company.
 type ExposedOwner struct {
-	EntityID       string   `json:"entity_id"`
-	Name           string   `json:"name"`
-	Lists          []string `json:"lists"`
-	EffectiveShare float64  `json:"effective_share"` // 0 to 1, the product of the shares along the path
+	EntityID string   `json:"entity_id"`
+	Name     string   `json:"name"`
+	Lists    []string `json:"lists"`
+	// Confirmed is true for a listing matched on the exact normalized name
+	// or an identifier; false for a fuzzy match (a lead, possibly listed).
+	Confirmed bool `json:"confirmed"`
+	// EffectiveShare is the minimum effective ownership of the company, 0
+	// to 1 (the product of the shares along each path, summed over paths);
+	// 0 for a party that only controls.
+	EffectiveShare float64  `json:"effective_share"`
 	Path           []string `json:"path"`            // entity names from the owner down to the company
 }
 
@@ -338,17 +350,24 @@ func (e *Engine) ownershipStep(ctx context.Context, in Input) outcome {
 	if x.BlockedOwners == nil {
 		x.BlockedOwners = []ExposedOwner{}
 	}
+	if x.Evidence == nil {
+		x.Evidence = []string{}
+	}
 	switch {
 	case !x.Found:
 		return outcome{StatusNotScreened, fmt.Sprintf("ownership not screened: the ownership graph holds no entity for %q", in.CompanyName), x}
+	case x.OFAC50Rule == OFAC50Blocked && len(x.BlockedOwners) == 0:
+		return outcome{StatusFail, "the company itself is listed: blocked under the OFAC 50 percent rule", x}
 	case x.OFAC50Rule == OFAC50Blocked:
-		return outcome{StatusFail, fmt.Sprintf("blocked owners hold %.1f%% in aggregate: blocked under the OFAC 50 percent rule", 100*x.AggregateBlockedShare), x}
+		return outcome{StatusFail, fmt.Sprintf("blocked under the OFAC 50 percent rule: %d sanctioned or blocked owner(s), %.1f%% effective ownership in aggregate", len(x.BlockedOwners), 100*x.AggregateBlockedShare), x}
+	case x.OFAC50Rule == OFAC50PossiblyBlocked:
+		return outcome{StatusReview, "possibly blocked under the OFAC 50 percent rule (an unconfirmed listing, or blocked holdings reach 50% only at the top of a share band): " + strings.Join(x.Evidence, "; "), x}
 	case len(x.BlockedOwners) > 0:
 		return outcome{StatusReview, fmt.Sprintf("%d sanctioned or blocked owner(s) hold %.1f%% in aggregate (below 50%%)", len(x.BlockedOwners), 100*x.AggregateBlockedShare), x}
-	case x.OFAC50Rule == OFAC50NotAssessed:
-		return outcome{StatusDegraded, "ownership found but the OFAC 50 percent rule could not be assessed", x}
+	case x.OFAC50Rule == OFAC50Clear:
+		return outcome{StatusPass, "no sanctioned or blocked owner found in the ownership graph (coverage is partial)", x}
 	}
-	return outcome{StatusPass, "no sanctioned or blocked owner found in the ownership graph (coverage is partial)", x}
+	return outcome{StatusDegraded, "ownership found but the OFAC 50 percent rule could not be assessed: " + strings.Join(x.Evidence, "; "), x}
 }
 
 func adverseMediaStep() outcome {

@@ -153,6 +153,7 @@ func (b *Builder) assess(res *Result, sub ownership.Subgraph, root string) {
 		}
 		return listed(n)
 	})
+	res.exposure = ex
 	res.OFAC50 = OFAC50{Status: ex.Status, Evidence: []string{}}
 	if ex.Degraded && ex.Status == ownership.NotBlocked {
 		res.OFAC50.Status = OFACUnknown

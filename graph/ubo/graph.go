@@ -173,6 +173,11 @@ type Result struct {
 	SanctionsCoverage    string             `json:"sanctions_coverage"` // complete | partial | unavailable
 	ListsMissing         []string           `json:"lists_missing"`
 	BlocklistScreened    bool               `json:"blocklist_screened"`
+
+	// exposure is the core's OFAC 50 percent answer the build computed
+	// (per-node listings, confirmed or not, and evidence paths), kept for
+	// KYCExposure; it is not serialized, so a cached result lacks it.
+	exposure ownership.Exposure
 }
 
 // OFAC50 is the OFAC 50 percent rule status of the root.
