@@ -71,7 +71,7 @@ type ExposedOwner struct {
 	// to 1 (the product of the shares along each path, summed over paths);
 	// 0 for a party that only controls.
 	EffectiveShare float64  `json:"effective_share"`
-	Path           []string `json:"path"`            // entity names from the owner down to the company
+	Path           []string `json:"path"` // entity names from the owner down to the company
 }
 
 // ClusterEvidence is what a cluster blocklist check found.
