@@ -367,8 +367,9 @@ func TestE2EKYC(t *testing.T) {
 		}
 	})
 
-	// A completed run: seven steps, the final verdict review (ownership is
-	// unavailable and sanctions degraded, never a pass), the dossier.
+	// A completed run: seven steps, the final verdict review (the company is
+	// not in the ownership data and sanctions are degraded, never a pass),
+	// the dossier.
 	first := in.screen(k.Key, map[string]any{"company_name": "Nordic Fjord Energy AS", "country": "NO", "product": "crude", "directors": []string{"Kari Nordmann"}})
 	done := in.completedRun(k.Key, first.ID)
 	t.Run("completed run", func(t *testing.T) {
@@ -377,12 +378,12 @@ func TestE2EKYC(t *testing.T) {
 			got = append(got, s.stepStatus())
 		}
 		want := []string{"cluster_blocklist=pass", "regulatory_tradability=pass", "sanctions=degraded", "directors=degraded",
-			"ownership=unavailable", "adverse_media=unmeasured", "verdict=review"}
+			"ownership=not_screened", "adverse_media=unmeasured", "verdict=review"}
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(stepSeqs(done.Steps), allSeqs) {
 			t.Errorf("steps = %v, want %v", got, want)
 		}
 		if done.Verdict != "review" || done.InitialVerdict != "pending" || !strings.Contains(done.VerdictReasoning, "sanctions degraded: sanctions lookup degraded") ||
-			!strings.Contains(done.VerdictReasoning, "ownership unavailable") {
+			!strings.Contains(done.VerdictReasoning, "ownership not_screened") {
 			t.Errorf("final verdict = %s %q", done.Verdict, done.VerdictReasoning)
 		}
 		if !done.Steps[6].Final {
