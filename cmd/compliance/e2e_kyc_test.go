@@ -705,7 +705,7 @@ func TestE2EKYCScheduledRescreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	var scheduled string
-	waitFor(t, 30*time.Second, "a scheduled re-screen to complete", func() bool {
+	waitFor(t, 90*time.Second, "a scheduled re-screen to complete", func() bool {
 		d := decodeData[struct {
 			LastScreenedAt string `json:"last_screened_at"`
 			Runs           []struct {
