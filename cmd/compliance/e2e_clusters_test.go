@@ -158,6 +158,12 @@ func startClusters(t *testing.T, extra ...string) *instance {
 	in := start(t, testEnv(t, append([]string{"CLUSTER_RELOAD_INTERVAL=100ms", "SANCTIONS_RELOAD_INTERVAL=200ms"}, extra...)...))
 	cleanupMirror(t, in.env)
 	importCLI(t, in.env, demoClusters)
+	// The server reloads its registry within CLUSTER_RELOAD_INTERVAL of the
+	// import; wait for it so that every test starts from the imported state.
+	w := in.key("reload-wait", "cluster")
+	waitFor(t, 15*time.Second, "the server to load the imported registry", func() bool {
+		return in.do("GET", "/api/v1/clusters/check?entity=demo+gpb", w.Key, nil).data(t, 200)["matched"] == true
+	})
 	return in
 }
 
