@@ -36,16 +36,9 @@ func clustersCommand(ctx context.Context, cfg Config, log *slog.Logger, args []s
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, clustersUsage) }
 	noGraph := fs.Bool("no-graph", false, "import: do not mirror the registry into the graph now (run `compliance clusters graph` later)")
-	var files []string
-	for a := args[1:]; ; { // flags may come after the files
-		if err := fs.Parse(a); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		a = fs.Args()[1:]
+	files, err := parseInterspersed(fs, args[1:]) // flags may come after the files
+	if err != nil {
+		return err
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")

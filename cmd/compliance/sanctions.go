@@ -73,16 +73,9 @@ func sanctionsCommand(ctx context.Context, cfg Config, log *slog.Logger, args []
 	list := fs.String("list", "", "list id (ingest: required; sync: comma-separated, default all)")
 	force := fs.Bool("force", false, "store a snapshot even when it has less than half the rows of the current one")
 	noGraph := fs.Bool("no-graph", false, "ingest: do not load the list into the graph now (run `compliance sanctions graph` later)")
-	var rest []string
-	for a := args[1:]; ; { // flags may come after the files
-		if err := fs.Parse(a); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		a = fs.Args()[1:]
+	rest, err := parseInterspersed(fs, args[1:]) // flags may come after the files
+	if err != nil {
+		return err
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")

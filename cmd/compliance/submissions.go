@@ -37,16 +37,9 @@ func submissionsCommand(ctx context.Context, cfg Config, log *slog.Logger, args 
 	status := fs.String("status", "", "list: only this triage status; triage: accepted, rejected or duplicate")
 	link := fs.String("link", "", "triage duplicate: the blocklist record's id")
 	note := fs.String("note", "", "triage: an operator note (not shown to the submitter)")
-	var pos []string
-	for a := args[1:]; ; { // flags may come after the id
-		if err := fs.Parse(a); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		a = fs.Args()[1:]
+	pos, err := parseInterspersed(fs, args[1:]) // flags may come after the id
+	if err != nil {
+		return err
 	}
 	db, err := relational.Open(ctx, cfg.DatabaseURL, log)
 	if err != nil {
