@@ -153,6 +153,7 @@ func TestSteps(t *testing.T) {
 		{ID: "c1", EntityName: "Phantom Cargo Brokers", Severity: cluster.Confirmed, Country: "AE"},
 		{ID: "c2", EntityName: "Rumoured Bunker Traders", Severity: cluster.Suspected, Country: "GB"},
 		{ID: "c3", EntityName: "Ivan Phantom", Severity: cluster.Confirmed},
+		{ID: "c4", EntityName: "Acme Fraud Oil", Severity: cluster.Confirmed, Country: "PA"},
 	}}
 	sdn := sanctions.Entry{List: sanctions.ListUSSDN, SourceID: "9", Kind: sanctions.Entity, Name: "SHADOW FLEET PETROLEUM LLC"}
 	person := sanctions.Entry{List: sanctions.ListUN, SourceID: "P1", Kind: sanctions.Person, Name: "Boris Blacklisted"}
@@ -167,7 +168,11 @@ func TestSteps(t *testing.T) {
 	}{
 		{"cluster: no record", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Clean Co"}, StatusPass, "no cluster blocklist record"},
 		{"cluster: confirmed", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "PHANTOM cargo brokers", Country: "AE"}, StatusFail, "confirmed"},
-		{"cluster: other country", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Phantom Cargo Brokers", Country: "NO"}, StatusPass, "no cluster"},
+		{"cluster: confirmed, other jurisdiction is review", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Phantom Cargo Brokers", Country: "NO"}, StatusReview, "same name in another jurisdiction (AE, claimed NO)"},
+		{"cluster: confirmed PA record screened as AE", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Acme Fraud Oil", Country: "AE"}, StatusReview, "another jurisdiction (PA, claimed AE)"},
+		{"cluster: confirmed, no country given fails", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Acme Fraud Oil"}, StatusFail, "confirmed scam-cluster record: Acme Fraud Oil (confirmed)"},
+		{"cluster: confirmed record without country fails", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Ivan Phantom", Country: "NO"}, StatusFail, "confirmed scam-cluster record"},
+		{"cluster: suspected other country still review", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Rumoured Bunker Traders", Country: "NO"}, StatusReview, "not a confirmed fraud"},
 		{"cluster: suspected is a lead", Engine{Clusters: reg}, StepClusterBlocklist, Input{CompanyName: "Rumoured Bunker Traders"}, StatusReview, "not a confirmed fraud"},
 		{"cluster: registry down", Engine{Clusters: mapChecker{err: graph.Unavailable("cluster registry", errors.New("down"))}}, StepClusterBlocklist, Input{CompanyName: "Clean Co"}, StatusUnavailable, "cluster registry is unavailable"},
 		{"cluster: none configured", Engine{}, StepClusterBlocklist, Input{CompanyName: "Clean Co"}, StatusUnavailable, "not configured"},

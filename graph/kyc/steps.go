@@ -81,6 +81,11 @@ type ClusterEvidence struct {
 	HighestSeverity string         `json:"highest_severity"`
 	Matches         []ClusterMatch `json:"matches"`
 	Unavailable     string         `json:"unavailable,omitempty"` // why the registry could not be consulted
+	// ClaimedCountry is the country the company claims (ISO alpha-2), empty
+	// when none was given or for a director. The check itself covers records
+	// of every country; a confirmed match in another country is reported as
+	// same name, other jurisdiction (review) rather than dropped.
+	ClaimedCountry string `json:"claimed_country,omitempty"`
 }
 
 // ClusterMatch is one matching registry record.
@@ -91,6 +96,9 @@ type ClusterMatch struct {
 	Severity   string `json:"severity"`
 	Country    string `json:"country"`
 	Group      string `json:"group"`
+	// OtherJurisdiction is true when the record has a country and it differs
+	// from the claimed country: same name, other jurisdiction.
+	OtherJurisdiction bool `json:"other_jurisdiction"`
 }
 
 // SanctionsEvidence is what a sanctions screening of one name found.
@@ -148,26 +156,32 @@ type outcome struct {
 	evidence any
 }
 
-func (e *Engine) checkCluster(ctx context.Context, name, country string) ClusterEvidence {
-	ev := ClusterEvidence{Name: name, Matches: []ClusterMatch{}}
+// checkCluster checks name against the registry records of every country;
+// claimed (possibly empty) only marks matches in another jurisdiction. A
+// registry that cannot be consulted is reported in Unavailable.
+func (e *Engine) checkCluster(ctx context.Context, name, claimed string) ClusterEvidence {
+	ev := ClusterEvidence{Name: name, Matches: []ClusterMatch{}, ClaimedCountry: claimed}
 	if e.Clusters == nil {
 		ev.Unavailable = "the cluster registry is not configured on this server"
 		return ev
 	}
-	res, err := e.Clusters.Check(ctx, name, country)
+	res, err := e.Clusters.Check(ctx, name, "")
 	if err != nil {
 		ev.Unavailable = "the cluster registry could not be consulted: " + graph.AsError(err).Message
 		return ev
 	}
 	ev.Matched, ev.HighestSeverity = res.Matched, string(res.HighestSeverity)
 	for _, m := range res.Matches {
-		ev.Matches = append(ev.Matches, ClusterMatch{ID: m.ID, Slug: m.Slug, EntityName: m.EntityName, Severity: string(m.Severity), Country: m.Country, Group: m.Group})
+		other := claimed != "" && m.Country != "" && m.Country != claimed
+		ev.Matches = append(ev.Matches, ClusterMatch{ID: m.ID, Slug: m.Slug, EntityName: m.EntityName, Severity: string(m.Severity), Country: m.Country, Group: m.Group, OtherJurisdiction: other})
 	}
 	return ev
 }
 
-// clusterStatus maps a cluster check to a step status: confirmed fails,
-// likely and suspected call for review, unavailable is unavailable.
+// clusterStatus maps a cluster check to a step status: a confirmed record
+// in the claimed country (or with no country) fails, a confirmed record only
+// in another jurisdiction, likely and suspected call for review, unavailable
+// is unavailable.
 func clusterStatus(ev ClusterEvidence) (Status, string) {
 	switch {
 	case ev.Unavailable != "":
@@ -182,7 +196,18 @@ func clusterStatus(ev ClusterEvidence) (Status, string) {
 	list := strings.Join(names, ", ")
 	switch cluster.Severity(ev.HighestSeverity) {
 	case cluster.Confirmed:
-		return StatusFail, fmt.Sprintf("%q matches a confirmed scam-cluster record: %s", ev.Name, list)
+		var elsewhere []string
+		for _, m := range ev.Matches {
+			if cluster.Severity(m.Severity) != cluster.Confirmed {
+				continue
+			}
+			if !m.OtherJurisdiction {
+				return StatusFail, fmt.Sprintf("%q matches a confirmed scam-cluster record: %s", ev.Name, list)
+			}
+			elsewhere = append(elsewhere, m.Country)
+		}
+		return StatusReview, fmt.Sprintf("%q matches a confirmed scam-cluster record of the same name in another jurisdiction (%s, claimed %s); review whether it is the same entity: %s",
+			ev.Name, strings.Join(elsewhere, ", "), ev.ClaimedCountry, list)
 	case cluster.Suspected:
 		return StatusReview, fmt.Sprintf("%q matches a suspected scam-cluster record (a publicly reported lead, not a confirmed fraud): %s", ev.Name, list)
 	}
