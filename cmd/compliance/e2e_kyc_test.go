@@ -419,7 +419,8 @@ func TestE2EKYC(t *testing.T) {
 		}
 		waitFor(t, 15*time.Second, "kyc.match_detected delivery", func() bool {
 			for _, m := range recv.received("/kyc") {
-				if strings.Contains(string(m.Body), run.ID) && strings.Contains(string(m.Body), `"list_entry_id":"E2E-1"`) {
+				if strings.Contains(string(m.Body), run.ID) && strings.Contains(string(m.Body), `"list_entry_id":"E2E-1"`) &&
+					strings.Contains(string(m.Body), `"match_kind":"sanctions"`) && strings.Contains(string(m.Body), `"subject":"company"`) {
 					return true
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/regulatory"
 	"github.com/tradecompliance/compliance/graph/sanctions"
+	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
 func steps(st map[Step]Status) map[Step]StepResult {
@@ -370,5 +372,79 @@ func TestExecuteResumesAfterFailure(t *testing.T) {
 	}
 	if len(store.events) != 1 || store.events[0].Type != graph.EventKYCMatchDetected {
 		t.Errorf("events = %+v, want one kyc.match_detected", store.events)
+	}
+}
+
+// Every kind of hit sends kyc.match_detected saying which kind, and a
+// re-screen's kyc.rescreen_completed says match whenever a step reported a
+// hit, degraded when a lookup could not run, else no_match.
+func TestEvents(t *testing.T) {
+	reg := mapChecker{recs: []cluster.Record{
+		{ID: "c1", Slug: "acme-fraud-oil", EntityName: "Acme Fraud Oil", Severity: cluster.Confirmed, Country: "PA"},
+		{ID: "c2", Slug: "ivan-phantom", EntityName: "Ivan Phantom", Severity: cluster.Confirmed},
+	}}
+	sdn := sanctions.Entry{List: sanctions.ListUSSDN, SourceID: "9", Kind: sanctions.Entity, Name: "SHADOW FLEET PETROLEUM LLC"}
+	full := screener(false, sdn)
+	clear := fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50Clear}}
+	tests := []struct {
+		name      string
+		engine    Engine
+		in        Input
+		wantKinds []string // match_kind/subject/list_entry_id of each kyc.match_detected
+		status    string
+		verdict   Verdict
+	}{
+		{"clean", Engine{Clusters: reg, Sanctions: full, Ownership: clear}, Input{CompanyName: "Nordic Fjord Energy"},
+			nil, "no_match", VerdictPass},
+		{"sanctions hit", Engine{Clusters: reg, Sanctions: full, Ownership: clear}, Input{CompanyName: "Shadow Fleet Petroleum LLC"},
+			[]string{"sanctions/company/9"}, "match", VerdictReview},
+		{"confirmed cluster match of the company", Engine{Clusters: reg, Sanctions: full, Ownership: clear}, Input{CompanyName: "Acme Fraud Oil", Country: "PA"},
+			[]string{"cluster/company/acme-fraud-oil"}, "match", VerdictFail},
+		{"cluster match in another jurisdiction", Engine{Clusters: reg, Sanctions: full, Ownership: clear}, Input{CompanyName: "Acme Fraud Oil", Country: "AE"},
+			[]string{"cluster/company/acme-fraud-oil"}, "match", VerdictReview},
+		{"cluster match of a director", Engine{Clusters: reg, Sanctions: full, Ownership: clear}, Input{CompanyName: "Nordic Fjord Energy", Directors: []string{"Ivan Phantom"}},
+			[]string{"cluster/director/ivan-phantom"}, "match", VerdictReview},
+		{"OFAC 50 blocked owner", Engine{Clusters: reg, Sanctions: full, Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50Blocked, AggregateBlockedShare: 0.6,
+			BlockedOwners: []ExposedOwner{{EntityID: "o1", Name: "Bad Holder", Lists: []string{"us_sdn"}, Confirmed: true, EffectiveShare: 0.6}}}}},
+			Input{CompanyName: "Nordic Fjord Energy"}, []string{"ownership/owner/o1"}, "match", VerdictFail},
+		{"company itself blocked", Engine{Clusters: reg, Sanctions: full, Ownership: fixedOwnership{x: OwnershipExposure{Found: true, EntityID: "e1", OFAC50Rule: OFAC50Blocked}}},
+			Input{CompanyName: "Nordic Fjord Energy"}, []string{"ownership/company/e1"}, "match", VerdictFail},
+		{"possibly blocked", Engine{Clusters: reg, Sanctions: full, Ownership: fixedOwnership{x: OwnershipExposure{Found: true, EntityID: "e1", OFAC50Rule: OFAC50PossiblyBlocked}}},
+			Input{CompanyName: "Nordic Fjord Energy"}, []string{"ownership/company/e1"}, "match", VerdictReview},
+		{"listed owner below 50", Engine{Clusters: reg, Sanctions: full, Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50BelowThreshold,
+			BlockedOwners: []ExposedOwner{{EntityID: "o2", Name: "Small Holder", Lists: []string{"un"}, EffectiveShare: 0.1}}}}},
+			Input{CompanyName: "Nordic Fjord Energy"}, []string{"ownership/owner/o2"}, "match", VerdictReview},
+		{"ownership unavailable", Engine{Clusters: reg, Sanctions: full, Ownership: fixedOwnership{err: graph.Unavailable("ownership graph", errors.New("x"))}},
+			Input{CompanyName: "Nordic Fjord Energy"}, nil, "degraded", VerdictReview},
+		{"registry unavailable", Engine{Clusters: mapChecker{err: graph.Unavailable("cluster registry", errors.New("down"))}, Sanctions: full, Ownership: clear},
+			Input{CompanyName: "Nordic Fjord Energy"}, nil, "degraded", VerdictReview},
+		{"sanctions partial", Engine{Clusters: reg, Sanctions: screener(true), Ownership: clear}, Input{CompanyName: "Nordic Fjord Energy"},
+			nil, "degraded", VerdictReview},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Service{Engine: tt.engine}
+			done := map[Step]StepResult{}
+			for _, st := range []Step{StepClusterBlocklist, StepRegulatoryTradability, StepSanctions, StepDirectors, StepOwnership, StepAdverseMedia} {
+				done[st] = s.runStep(context.Background(), "run", st, tt.in)
+			}
+			run := Run{ID: "run", MemberID: "m", EntityID: "d", Kind: KindRescreen, Input: tt.in}
+			var kinds []string
+			var completed *webhooks.KYCRescreenCompletedData
+			for _, ev := range s.events(run, done, time.Now()) {
+				switch d := ev.Data.(type) {
+				case webhooks.KYCMatchDetectedData:
+					kinds = append(kinds, d.MatchKind+"/"+d.Subject+"/"+d.ListEntryID)
+				case webhooks.KYCRescreenCompletedData:
+					completed = &d
+				}
+			}
+			if !reflect.DeepEqual(kinds, tt.wantKinds) {
+				t.Errorf("match_detected = %v, want %v", kinds, tt.wantKinds)
+			}
+			if completed == nil || completed.Status != tt.status || completed.Verdict != string(tt.verdict) || completed.HitCount != len(tt.wantKinds) {
+				t.Errorf("rescreen_completed = %+v, want status %s verdict %s hits %d", completed, tt.status, tt.verdict, len(tt.wantKinds))
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package kyc
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/tradecompliance/compliance/graph"
@@ -217,36 +218,63 @@ func verdictStatus(v Verdict) Status {
 const maxMatchEvents = 20
 
 // events returns the webhook events of a completed run: one
-// kyc.match_detected per sanctions hit (company and directors), and for a
-// re-screen kyc.rescreen_completed.
+// kyc.match_detected per hit (at most maxMatchEvents): a sanctions hit of
+// the company or a director, a cluster-registry match of the company or a
+// director, and a listed owner or blocked/possibly blocked result of the
+// ownership step; and for a re-screen kyc.rescreen_completed, whose status
+// is match when any step reported a hit, degraded when a lookup could not
+// run (a degraded or unavailable step), else no_match.
 func (s *Service) events(run Run, done map[Step]StepResult, at time.Time) []graph.Event {
 	var evs []graph.Event
 	hits := 0
-	degraded := false
 	lists := []string{}
-	add := func(ev SanctionsEvidence) {
-		hits += len(ev.Hits)
-		degraded = degraded || ev.Degraded
+	emit := func(d webhooks.KYCMatchDetectedData) {
+		hits++
+		if len(evs) >= maxMatchEvents {
+			return
+		}
+		d.ScreeningRunID, d.DetectedAt = run.ID, at
+		evs = append(evs, graph.Event{ID: graph.NewID(), Type: graph.EventKYCMatchDetected, MemberID: run.MemberID, OccurredAt: at, Data: d})
+	}
+	sanctionsHits := func(ev SanctionsEvidence, subject string) {
 		if len(ev.ListsScreened) > len(lists) {
 			lists = ev.ListsScreened
 		}
 		for _, h := range ev.Hits {
-			if len(evs) >= maxMatchEvents {
-				return
-			}
-			evs = append(evs, graph.Event{ID: graph.NewID(), Type: graph.EventKYCMatchDetected, MemberID: run.MemberID, OccurredAt: at,
-				Data: webhooks.KYCMatchDetectedData{ScreeningRunID: run.ID, EntityName: ev.Name, ListID: h.List, ListEntryID: h.SourceID,
-					MatchedName: h.MatchedName, Score: h.Score, DetectedAt: at}})
+			emit(webhooks.KYCMatchDetectedData{MatchKind: webhooks.MatchSanctions, Subject: subject, EntityName: ev.Name,
+				ListID: h.List, ListEntryID: h.SourceID, MatchedName: h.MatchedName, Score: h.Score})
 		}
+	}
+	clusterHits := func(ev ClusterEvidence, subject string) {
+		for _, m := range ev.Matches {
+			emit(webhooks.KYCMatchDetectedData{MatchKind: webhooks.MatchCluster, Subject: subject, EntityName: ev.Name,
+				ListID: webhooks.ClusterRegistryList, ListEntryID: m.Slug, MatchedName: m.EntityName, Score: 1, Severity: m.Severity})
+		}
+	}
+	var cl ClusterEvidence
+	if unmarshal(done[StepClusterBlocklist].Evidence, &cl) {
+		clusterHits(cl, webhooks.SubjectCompany)
 	}
 	var company SanctionsEvidence
 	if unmarshal(done[StepSanctions].Evidence, &company) {
-		add(company)
+		sanctionsHits(company, webhooks.SubjectCompany)
 	}
 	var dirs []DirectorEvidence
 	if unmarshal(done[StepDirectors].Evidence, &dirs) {
 		for _, d := range dirs {
-			add(d.Sanctions)
+			clusterHits(d.Cluster, webhooks.SubjectDirector)
+			sanctionsHits(d.Sanctions, webhooks.SubjectDirector)
+		}
+	}
+	var own OwnershipExposure
+	if unmarshal(done[StepOwnership].Evidence, &own) && own.Found {
+		for _, o := range own.BlockedOwners {
+			emit(webhooks.KYCMatchDetectedData{MatchKind: webhooks.MatchOwnership, Subject: webhooks.SubjectOwner, EntityName: run.Input.CompanyName,
+				ListID: strings.Join(o.Lists, ","), ListEntryID: o.EntityID, MatchedName: o.Name, Score: o.EffectiveShare, OFAC50Rule: own.OFAC50Rule})
+		}
+		if len(own.BlockedOwners) == 0 && (own.OFAC50Rule == OFAC50Blocked || own.OFAC50Rule == OFAC50PossiblyBlocked) {
+			emit(webhooks.KYCMatchDetectedData{MatchKind: webhooks.MatchOwnership, Subject: webhooks.SubjectCompany, EntityName: run.Input.CompanyName,
+				ListEntryID: own.EntityID, MatchedName: run.Input.CompanyName, Score: 1, OFAC50Rule: own.OFAC50Rule})
 		}
 	}
 	if run.Kind == KindRescreen || run.Kind == KindScheduled {
@@ -254,7 +282,7 @@ func (s *Service) events(run Run, done map[Step]StepResult, at time.Time) []grap
 		switch {
 		case hits > 0:
 			status = "match"
-		case degraded || done[StepSanctions].Status != StatusPass:
+		case company.Degraded || lookupFailed(done):
 			status = "degraded"
 		}
 		evs = append(evs, graph.Event{ID: graph.NewID(), Type: graph.EventKYCRescreenCompleted, MemberID: run.MemberID, OccurredAt: at,
@@ -262,6 +290,21 @@ func (s *Service) events(run Run, done map[Step]StepResult, at time.Time) []grap
 				Status: status, Verdict: string(Final(done).Verdict), HitCount: hits, ListsScreened: lists, CompletedAt: at}})
 	}
 	return evs
+}
+
+// lookupFailed reports whether a lookup step could not run: a degraded or
+// unavailable cluster, sanctions, directors or ownership step, or a
+// sanctions step missing from the log.
+func lookupFailed(done map[Step]StepResult) bool {
+	if _, ok := done[StepSanctions]; !ok {
+		return true
+	}
+	for _, st := range []Step{StepClusterBlocklist, StepSanctions, StepDirectors, StepOwnership} {
+		if r, ok := done[st]; ok && (r.Status == StatusDegraded || r.Status == StatusUnavailable) {
+			return true
+		}
+	}
+	return false
 }
 
 // GetRun returns the member's run. It fails with invalid naming id for a

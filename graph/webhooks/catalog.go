@@ -43,9 +43,9 @@ var catalog = []EventType{
 	},
 	{
 		Name: graph.EventKYCMatchDetected, Title: "KYC match detected", Live: true,
-		Description: "A re-screen (or screening) finds a sanctions hit. A hit is a lead for review, not a finding of fact.",
+		Description: "A re-screen (or screening) finds a hit: match_kind sanctions (company or director), cluster (a cluster-registry record matching the company or a director) or ownership (a listed owner, or the company blocked or possibly blocked under the OFAC 50 percent rule). A hit is a lead for review, not a finding of fact.",
 		Example: KYCMatchDetectedData{
-			ScreeningRunID: "3b1f8f2e-7d5c-4f0a-9a51-0c1e1f6b9a10", EntityName: "Example Trading FZE",
+			ScreeningRunID: "3b1f8f2e-7d5c-4f0a-9a51-0c1e1f6b9a10", MatchKind: MatchSanctions, Subject: SubjectCompany, EntityName: "Example Trading FZE",
 			ListID: "us_sdn", ListEntryID: "36102", MatchedName: "EXAMPLE TRADING FZE", Score: 0.97, DetectedAt: exampleTime,
 		},
 	},
@@ -143,27 +143,59 @@ type KYCRescreenCompletedData struct {
 	ScreeningRunID string `json:"screening_run_id"`
 	EntityID       string `json:"entity_id"` // the dossier
 	EntityName     string `json:"entity_name"`
-	// Status is match (sanctions hits), no_match (every list screened,
-	// nothing found) or degraded (not every list could be screened: not a
-	// clean screen).
+	// Status is match (any step reported a hit: a sanctions hit, a
+	// cluster-registry match of the company or a director, a listed owner
+	// or a blocked/possibly blocked ownership result), degraded (no hit, but
+	// a lookup could not run or not every list could be screened: not a
+	// clean screen) or no_match.
 	Status string `json:"status"`
 	// Verdict is the run's final verdict: fail, review or pass.
-	Verdict       string    `json:"verdict"`
+	Verdict string `json:"verdict"`
+	// HitCount counts every hit, also those beyond the 20
+	// kyc.match_detected events a run sends.
 	HitCount      int       `json:"hit_count"`
 	ListsScreened []string  `json:"lists_screened"`
 	CompletedAt   time.Time `json:"completed_at"`
 }
 
-// KYCMatchDetectedData is the payload of kyc.match_detected.
+// KYCMatchDetectedData is the payload of kyc.match_detected: one hit of a
+// screening run. MatchKind says what matched:
+//   - sanctions: entity_name (the company or director) against a list
+//     entry; list_id, list_entry_id, matched_name, score (0 to 1).
+//   - cluster: entity_name against a cluster-registry record; list_id
+//     "cluster_registry", list_entry_id the record's slug, matched_name its
+//     entity name, score 1 (exact), severity the record's.
+//   - ownership: a listed owner of the company (subject owner; list_id the
+//     owner's lists comma-separated, list_entry_id its ownership-graph id,
+//     matched_name its name, score its minimum effective share 0 to 1), or
+//     the company itself blocked or possibly blocked (subject company);
+//     ofac_50_rule the step's rule state.
+//
+// Subject is company, director or owner.
 type KYCMatchDetectedData struct {
 	ScreeningRunID string    `json:"screening_run_id"`
+	MatchKind      string    `json:"match_kind"`
+	Subject        string    `json:"subject"`
 	EntityName     string    `json:"entity_name"`
 	ListID         string    `json:"list_id"`
 	ListEntryID    string    `json:"list_entry_id"`
 	MatchedName    string    `json:"matched_name"`
 	Score          float64   `json:"score"`
+	Severity       string    `json:"severity,omitempty"`     // cluster matches only
+	OFAC50Rule     string    `json:"ofac_50_rule,omitempty"` // ownership matches only
 	DetectedAt     time.Time `json:"detected_at"`
 }
+
+// The kinds and subjects of a kyc.match_detected payload.
+const (
+	MatchSanctions      = "sanctions"
+	MatchCluster        = "cluster"
+	MatchOwnership      = "ownership"
+	SubjectCompany      = "company"
+	SubjectDirector     = "director"
+	SubjectOwner        = "owner"
+	ClusterRegistryList = "cluster_registry" // list_id of a cluster match
+)
 
 // ClusterEntityData is the payload of cluster.entity_added and
 // cluster.entity_severity_changed (previous_severity only on the latter).
