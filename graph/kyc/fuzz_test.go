@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/cluster"
@@ -16,6 +17,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add(" ", "", "", "", "")
 	f.Add("Ωmega Петро 石油", "ir", "gas oil", "?", "[1]")
 	f.Add("AB", "Côte d'Ivoire", "lng", "Jo", "null")
+	f.Add("東.", "", "", "東.", "")
 	f.Add("A\x00B", "", "", "Jo\xff", `{"a":"\u0000"}`)
 	f.Fuzz(func(t *testing.T, name, country, product, director, meta string) {
 		in := Input{CompanyName: name, Country: country, Product: product, Directors: []string{director}, Metadata: json.RawMessage(meta)}
@@ -26,8 +28,13 @@ func FuzzValidate(f *testing.F) {
 			}
 			return
 		}
-		if got.CompanyName != strings.TrimSpace(got.CompanyName) || len(cluster.Normalize(got.CompanyName)) < cluster.MinCheckChars {
+		if got.CompanyName != strings.TrimSpace(got.CompanyName) || utf8.RuneCountInString(cluster.Normalize(got.CompanyName)) < cluster.MinCheckChars {
 			t.Fatalf("accepted company name %q", got.CompanyName)
+		}
+		for _, d := range got.Directors {
+			if utf8.RuneCountInString(cluster.Normalize(d)) < cluster.MinCheckChars {
+				t.Fatalf("accepted director %q", d)
+			}
 		}
 		for _, v := range append([]string{got.CompanyName, got.Product, string(got.Metadata)}, got.Directors...) {
 			if !printable(v) || strings.Contains(v, `\u0000`) {

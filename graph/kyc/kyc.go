@@ -143,7 +143,7 @@ func (in Input) Validate() (Input, error) {
 	if !printable(in.CompanyName) {
 		return in, graph.Invalid("company_name", "company_name must be valid UTF-8 without NUL characters")
 	}
-	if len(cluster.Normalize(in.CompanyName)) < cluster.MinCheckChars {
+	if utf8.RuneCountInString(cluster.Normalize(in.CompanyName)) < cluster.MinCheckChars {
 		return in, graph.Invalid("company_name", "company_name must have at least %d letters or digits", cluster.MinCheckChars)
 	}
 	if c := strings.TrimSpace(in.Country); c != "" {
@@ -178,7 +178,7 @@ func (in Input) Validate() (Input, error) {
 			return in, graph.Invalid(field, "%s must be at most %d characters", field, MaxNameLen)
 		case !printable(d):
 			return in, graph.Invalid(field, "%s must be valid UTF-8 without NUL characters", field)
-		case len(cluster.Normalize(d)) < cluster.MinCheckChars:
+		case utf8.RuneCountInString(cluster.Normalize(d)) < cluster.MinCheckChars:
 			return in, graph.Invalid(field, "%s must have at least %d letters or digits", field, cluster.MinCheckChars)
 		}
 		dirs = append(dirs, d)

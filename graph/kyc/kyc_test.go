@@ -229,6 +229,10 @@ func TestValidate(t *testing.T) {
 		{"unknown country", Input{CompanyName: "Acme", Country: "Narnia"}, "country", graph.CodeInvalid},
 		{"unknown product", Input{CompanyName: "Acme", Product: "coal"}, "product", graph.CodeInvalidParam},
 		{"bad director", Input{CompanyName: "Acme", Directors: []string{"ok name", ""}}, "directors[1]", graph.CodeInvalid},
+		{"one CJK letter and a dot", Input{CompanyName: "東."}, "company_name", graph.CodeInvalid},
+		{"one accented letter", Input{CompanyName: "É -"}, "company_name", graph.CodeInvalid},
+		{"director one CJK letter", Input{CompanyName: "Acme", Directors: []string{"Jo", "東."}}, "directors[1]", graph.CodeInvalid},
+		{"two CJK letters ok", Input{CompanyName: "東京", Directors: []string{"李明"}}, "", ""},
 		{"too many directors", Input{CompanyName: "Acme", Directors: make([]string, 51)}, "directors", graph.CodeInvalid},
 		{"NUL in name", Input{CompanyName: "Acme\x00Oil"}, "company_name", graph.CodeInvalid},
 		{"invalid UTF-8 director", Input{CompanyName: "Acme", Directors: []string{"Jo\xffe"}}, "directors[0]", graph.CodeInvalid},
@@ -241,7 +245,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.in.Validate()
 			if tt.field == "" {
-				if err != nil || got.CompanyName != "Acme Oil" || got.Country != "NO" || got.Directors[0] != "Jane" || string(got.Metadata) != "{}" {
+				if err != nil || (tt.name == "ok" && (got.CompanyName != "Acme Oil" || got.Country != "NO" || got.Directors[0] != "Jane" || string(got.Metadata) != "{}")) {
 					t.Errorf("Validate() = %+v, %v", got, err)
 				}
 				return
