@@ -115,15 +115,34 @@ func (w *kycDueWorker) Work(ctx context.Context, job *river.Job[kycDueArgs]) err
 // queues.
 const dueBatch = 1000
 
+// StaleScheduledRun is how long an unfinished scheduled re-screen may
+// block the next one: QueueDueRescreens completes an older one with verdict
+// review and staleReasoning (its lookups are unavailable: it never
+// finished), so a run whose job died or keeps failing does not stop the
+// 90-day schedule. Its job, if it ever runs, finds it completed and does
+// nothing.
+const StaleScheduledRun = 24 * time.Hour
+
+const staleReasoning = "unavailable: the scheduled re-screen did not complete within 24 h; closed so that the next one can be queued. Not a clearance."
+
 // QueueDueRescreens queues a scheduled re-screen, with its job, for every
-// dossier last screened more than 90 days before now that has no
+// dossier due (last screened more than 90 days before now, or never
+// screened and created more than 90 days before now) that has no
 // unfinished scheduled re-screen, in transactions of at most 1,000, and
-// returns how many it queued.
+// returns how many it queued. It first completes the unfinished scheduled
+// re-screens older than StaleScheduledRun (see there). It fails with the
+// database's error.
 func (db *DB) QueueDueRescreens(ctx context.Context, now time.Time) (int, error) {
 	total := 0
 	for {
 		n := 0
 		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `
+				UPDATE kyc_runs SET status = 'completed', verdict = 'review', verdict_reasoning = $3, completed_at = $1
+				WHERE kind = 'scheduled' AND status <> 'completed' AND created_at < $1::timestamptz - $2::interval`,
+				now.UTC(), StaleScheduledRun, staleReasoning); err != nil {
+				return fmt.Errorf("close stale re-screens: %w", err)
+			}
 			rows, err := tx.Query(ctx, `
 				INSERT INTO kyc_runs (id, member_id, entity_id, kind, status, input, verdict, verdict_reasoning, created_at)
 				SELECT gen_random_uuid(), d.member_id, d.entity_id, 'scheduled', 'queued',
@@ -131,9 +150,10 @@ func (db *DB) QueueDueRescreens(ctx context.Context, now time.Time) (int, error)
 						'directors', to_jsonb(d.directors), 'metadata', d.metadata),
 					'pending', $2, $1
 				FROM kyc_dossiers d
-				WHERE d.last_screened_at < $1::timestamptz - $3::interval
+				WHERE (d.last_screened_at < $1::timestamptz - $3::interval
+						OR (d.last_screened_at IS NULL AND d.created_at < $1::timestamptz - $3::interval))
 					AND NOT EXISTS (SELECT 1 FROM kyc_runs r WHERE r.entity_id = d.entity_id AND r.kind = 'scheduled' AND r.status <> 'completed')
-				ORDER BY d.last_screened_at
+				ORDER BY coalesce(d.last_screened_at, d.created_at)
 				LIMIT $4
 				ON CONFLICT (entity_id) WHERE kind = 'scheduled' AND status <> 'completed' DO NOTHING
 				RETURNING id::text`, now.UTC(), queuedReasoning, kyc.RescreenEvery, dueBatch)

@@ -203,6 +203,69 @@ func TestKYCQueueDueRescreens(t *testing.T) {
 	}
 }
 
+// The schedule's edge cases, with backdated rows: a dossier never
+// screened is due once it is 90 days old, and an unfinished scheduled run
+// older than 24 h is closed (review, unavailable) instead of blocking the
+// next one.
+func TestKYCDueRescreenCases(t *testing.T) {
+	day := 24 * time.Hour
+	tests := []struct {
+		name         string
+		lastScreened time.Duration // before now; 0 = never (NULL)
+		created      time.Duration // dossier age
+		pendingAge   time.Duration // age of an unfinished scheduled run; 0 = none
+		want         int           // scheduled runs queued now
+		wantClosed   int           // stale scheduled runs closed
+	}{
+		{"screened 91 days ago", 91 * day, 100 * day, 0, 1, 0},
+		{"never screened, created 91 days ago", 0, 91 * day, 0, 1, 0},
+		{"never screened, created 10 days ago", 0, 10 * day, 0, 0, 0},
+		{"unfinished scheduled run 2 h old blocks", 92 * day, 100 * day, 2 * time.Hour, 0, 0},
+		{"unfinished scheduled run 25 h old is stale", 92 * day, 100 * day, 25 * time.Hour, 1, 1},
+		{"never screened and a stale scheduled run", 0, 95 * day, 30 * time.Hour, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := relationaltest.New(t)
+			svc := kycService(t, db)
+			a, _ := db.EnsureMember(ctx, "kyc-due-cases", graph.ProductionScopes)
+			run, err := svc.Screen(ctx, a.ID, kyc.Input{CompanyName: "Backdated Trading Co"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := time.Now().UTC()
+			var last any
+			if tt.lastScreened > 0 {
+				last = now.Add(-tt.lastScreened)
+			}
+			if _, err := db.Pool.Exec(ctx, `UPDATE kyc_dossiers SET last_screened_at = $2, created_at = $3 WHERE entity_id = $1`,
+				run.EntityID, last, now.Add(-tt.created)); err != nil {
+				t.Fatal(err)
+			}
+			if tt.pendingAge > 0 { // the schedule queued a run then, which never finished
+				if n, err := db.QueueDueRescreens(ctx, now.Add(-tt.pendingAge)); err != nil || n != 1 {
+					t.Fatalf("QueueDueRescreens(then) = %d, %v; want 1", n, err)
+				}
+			}
+			n, err := db.QueueDueRescreens(ctx, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != tt.want {
+				t.Errorf("queued %d, want %d", n, tt.want)
+			}
+			if c := count(t, db, `SELECT count(*) FROM kyc_runs WHERE entity_id = $1 AND kind = 'scheduled' AND status = 'completed'
+				AND verdict = 'review' AND verdict_reasoning LIKE 'unavailable:%'`, run.EntityID); c != tt.wantClosed {
+				t.Errorf("stale runs closed = %d, want %d", c, tt.wantClosed)
+			}
+			if c := count(t, db, `SELECT count(*) FROM kyc_runs WHERE entity_id = $1 AND kind = 'scheduled' AND status <> 'completed'`, run.EntityID); c > 1 {
+				t.Errorf("unfinished scheduled runs = %d, want at most 1", c)
+			}
+		})
+	}
+}
+
 // collect reads a follow channel to its end.
 func collect(t *testing.T, ch <-chan kyc.StepResult, timeout time.Duration) []kyc.StepResult {
 	t.Helper()
