@@ -294,8 +294,8 @@ func TestE2EKYC(t *testing.T) {
 				"review", "review", "not_checked", "rated likely"},
 			{"suspected cluster: review, a lead", map[string]any{"company_name": "Rumoured Bunker Traders", "country": "United Kingdom", "product": "lpg"},
 				"review", "review", "pass", "a publicly reported lead, not a confirmed fraud"},
-			{"cluster record of another country does not match", map[string]any{"company_name": "Phantom Cargo Brokers Ltd", "country": "Norway", "product": "lng"},
-				"pending", "pass", "pass", "Not a clearance"},
+			{"confirmed cluster record of another country: review, same name other jurisdiction", map[string]any{"company_name": "Phantom Cargo Brokers Ltd", "country": "Norway", "product": "lng"},
+				"review", "review", "pass", "same name in another jurisdiction (AE, claimed NO)"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
