@@ -427,31 +427,47 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 	if !snap.Populated || n.Sanctions == nil {
 		return unavailable("The local sanctions snapshot is empty: no list has been loaded.")
 	}
-	for _, r := range screened {
+	// The listed entries of protected records first: their links are
+	// withheld in both directions, so a link found under another record's
+	// entry that names one of them is withheld too.
+	listed := make([][]string, len(screened))
+	protectedEntry := map[string]string{} // entry id -> protected record's slug
+	for i, r := range screened {
 		ids, err := n.Sanctions.ListedByName(ctx, r.EntityName)
 		if err != nil {
 			return unavailable("The sanctions-network lookup did not complete.")
 		}
+		listed[i] = ids
+		if r.Protected {
+			for _, id := range ids {
+				protectedEntry[id] = r.Slug
+			}
+		}
+	}
+	withheld := map[string]bool{} // slugs of protected records whose links are withheld
+	for i, r := range screened {
 		var found []SanctionsMember
-		for _, id := range ids {
+		for _, id := range listed[i] {
 			ms, err := n.Sanctions.LinkedMembers(ctx, id)
 			if err != nil {
 				return unavailable("The sanctions-network lookup did not complete.")
 			}
 			for _, m := range ms {
+				if r.Protected {
+					withheld[r.Slug] = true
+					continue
+				}
+				if slug, ok := protectedEntry[m.EntityID]; ok {
+					withheld[slug] = true
+					continue
+				}
 				m.ListedEntryID, m.ClusterEntity = id, r.Slug
 				found = append(found, m)
 			}
 		}
-		if len(found) == 0 {
-			continue
-		}
-		if r.Protected {
-			sn.Withheld++
-			continue
-		}
 		sn.Members = append(sn.Members, found...)
 	}
+	sn.Withheld = len(withheld)
 	switch {
 	case len(sn.Members) > 0:
 		sn.Coverage = CoverageAvailable

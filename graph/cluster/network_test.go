@@ -115,6 +115,10 @@ func networkRecords() []Record {
 		{ID: "q", Slug: "demo-q", EntityName: "Demo Q", Severity: Likely, Group: "protected", GroupID: "g3"},
 		{ID: "u", Slug: "unlisted-u", EntityName: "Unlisted U", Severity: Likely, Group: "unlisted", GroupID: "g4", SanctionsSource: "un"},
 		{ID: "v", Slug: "demo-v", EntityName: "Demo V", Severity: Likely, Group: "unlisted", GroupID: "g4"},
+		{ID: "p2", Slug: "protected-two", EntityName: "Protected Two", Severity: Confirmed, Group: "mixed", GroupID: "g5", SanctionsSource: "un", Protected: true},
+		{ID: "m2", Slug: "mixed-listed", EntityName: "Mixed Listed", Severity: Confirmed, Group: "mixed", GroupID: "g5", SanctionsSource: "un"},
+		{ID: "p3", Slug: "protected-three", EntityName: "Protected Three", Severity: Confirmed, Group: "mixedplus", GroupID: "g6", SanctionsSource: "un", Protected: true},
+		{ID: "m3", Slug: "mixed-plus", EntityName: "Mixed Plus", Severity: Confirmed, Group: "mixedplus", GroupID: "g6", SanctionsSource: "un"},
 	}
 }
 
@@ -123,6 +127,15 @@ func testNetworks() (*Networks, *memGraph, *memSanctions, *SnapshotState) {
 	s := &memSanctions{listed: map[string][]SanctionsMember{
 		"listedentity":    {{EntityID: "un:QDe.1", List: "un", SourceID: "QDe.1", Name: "LINKED CO", Quoted: "Linked Co"}},
 		"protectedentity": {{EntityID: "un:QDe.2", List: "un", SourceID: "QDe.2", Name: "OTHER CO", Quoted: "Other Co"}},
+		// Links are returned in both directions: each of a linked pair
+		// lists the other.
+		"protectedtwo":   {{EntityID: "un:mixedlisted", List: "un", SourceID: "mixedlisted", Name: "MIXED LISTED", Quoted: "Mixed Listed"}},
+		"mixedlisted":    {{EntityID: "un:protectedtwo", List: "un", SourceID: "protectedtwo", Name: "PROTECTED TWO", Quoted: "Protected Two"}},
+		"protectedthree": {{EntityID: "un:mixedplus", List: "un", SourceID: "mixedplus", Name: "MIXED PLUS", Quoted: "Mixed Plus"}},
+		"mixedplus": {
+			{EntityID: "un:QDe.9", List: "un", SourceID: "QDe.9", Name: "THIRD CO", Quoted: "Third Co"},
+			{EntityID: "un:protectedthree", List: "un", SourceID: "protectedthree", Name: "PROTECTED THREE", Quoted: "Protected Three"},
+		},
 	}}
 	snap := &SnapshotState{Populated: true}
 	n := &Networks{Slugs: g, Graph: g, Sanctions: s, Snapshot: func() SnapshotState { return *snap }}
@@ -246,6 +259,43 @@ func TestSanctionsNetworkStates(t *testing.T) {
 			}
 			if tt.members > 0 && (sn.Members[0].ClusterEntity != "listed-e" || sn.Members[0].EntityID != "un:QDe.1" || sn.Members[0].ListedEntryID != "un:listedentity") {
 				t.Errorf("member = %+v", sn.Members[0])
+			}
+		})
+	}
+}
+
+// TestSanctionsNetworkProtected checks that a protected record's entry is
+// withheld whichever entry its link is found under.
+func TestSanctionsNetworkProtected(t *testing.T) {
+	tests := []struct {
+		name     string
+		slug     string
+		coverage string
+		members  []string // EntityID of the published members
+		withheld int
+	}{
+		{"own links withheld", "protected", CoverageWithheld, nil, 1},
+		{"protected entry linked from an unprotected record", "mixed", CoverageWithheld, nil, 1},
+		{"other links of the unprotected record published", "mixedplus", CoverageAvailable, []string{"un:QDe.9"}, 1},
+		{"no protected record", "listed", CoverageAvailable, []string{"un:QDe.1"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, _, _, _ := testNetworks()
+			net, err := n.Network(context.Background(), tt.slug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sn := net.SanctionsNetwork
+			var got []string
+			for _, m := range sn.Members {
+				got = append(got, m.EntityID)
+				if strings.Contains(strings.ToLower(m.Quoted), "protected") {
+					t.Errorf("member %+v quotes a protected entry", m)
+				}
+			}
+			if sn.Coverage != tt.coverage || !slices.Equal(got, tt.members) || sn.Withheld != tt.withheld {
+				t.Errorf("sanctions network = %+v, want %s members %v withheld %d", sn, tt.coverage, tt.members, tt.withheld)
 			}
 		})
 	}
