@@ -13,7 +13,7 @@ import (
 const (
 	CaveatRegistryOnly = "The cluster check queries the fraud-cluster registry only: it is a pre-screen, not a regulatory KYC and not a sanctions screen."
 	CaveatNoInferred   = "Edges come only from curated teardown-group membership and deterministic shared-alias links; inferred links (shared address, shared identifier) are never published."
-	CaveatDegraded     = "Degraded: the sanctions-network lookup did not complete or the local sanctions snapshot is empty, so absence is not evidence of absence and this must not be recorded as a clean screen."
+	CaveatDegraded     = "Degraded: the sanctions-network lookup did not complete or the sanctions list an entity was sourced from is not loaded in the local snapshot, so absence is not evidence of absence and this must not be recorded as a clean screen."
 	// LeadNote is attached to every suspected match.
 	LeadNote = "suspected: a publicly reported lead, not a confirmed fraud"
 )
@@ -84,16 +84,20 @@ type SanctionsMember struct {
 }
 
 // SanctionsGraph answers whether a name is itself listed (exact normalized
-// name, never substring) and what its entry is linked to (graphdb).
+// name, never substring), what its entry is linked to, and how many entries
+// of a list it holds (graphdb).
 type SanctionsGraph interface {
 	ListedByName(ctx context.Context, name string) ([]string, error)
 	LinkedMembers(ctx context.Context, entryID string) ([]SanctionsMember, error)
+	// ListEntries returns 0 for a list never loaded into the graph or
+	// whose load failed.
+	ListEntries(ctx context.Context, list string) (int, error)
 }
 
-// SnapshotState says whether the local sanctions snapshot is populated and,
-// once older than 48 hours, its age in hours.
+// SnapshotState gives the local sanctions snapshot's age in hours once it
+// is older than 48 hours. Whether a list is populated is decided from the
+// graph the lookup reads (SanctionsGraph.ListEntries), not from here.
 type SnapshotState struct {
-	Populated  bool
 	StaleHours *int
 }
 
@@ -424,8 +428,24 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 		return SanctionsNetwork{Members: []SanctionsMember{}, Coverage: CoverageUnavailable, Degraded: true,
 			StaleHours: snap.StaleHours, Screened: len(screened), Note: why}
 	}
-	if !snap.Populated || n.Sanctions == nil {
-		return unavailable("The local sanctions snapshot is empty: no list has been loaded.")
+	if n.Sanctions == nil {
+		return unavailable("The sanctions-network lookup is not configured.")
+	}
+	// The lookup reads the graph's entries, loaded by a step of its own that
+	// can fail: a record is screened only against a list the graph holds.
+	loaded := map[string]bool{} // per request
+	for _, r := range screened {
+		if _, ok := loaded[r.SanctionsSource]; ok {
+			continue
+		}
+		c, err := n.Sanctions.ListEntries(ctx, r.SanctionsSource)
+		if err != nil {
+			return unavailable("The sanctions-network lookup did not complete.")
+		}
+		loaded[r.SanctionsSource] = c > 0
+		if c == 0 {
+			return unavailable(fmt.Sprintf("The sanctions list %s, which entity %s was sourced from, is not loaded in the local snapshot.", r.SanctionsSource, r.Slug))
+		}
 	}
 	// The listed entries of protected records first: their links are
 	// withheld in both directions, so a link found under another record's

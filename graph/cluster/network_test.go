@@ -88,8 +88,13 @@ func (m *memGraph) AliasNeighbours(_ context.Context, id string) ([]AliasLink, e
 
 // memSanctions lists names (exact normalized) with their linked members.
 type memSanctions struct {
-	listed map[string][]SanctionsMember
-	fail   error
+	listed  map[string][]SanctionsMember
+	entries map[string]int // entries of each list held
+	fail    error
+}
+
+func (s *memSanctions) ListEntries(_ context.Context, list string) (int, error) {
+	return s.entries[list], s.fail
 }
 
 func (s *memSanctions) ListedByName(_ context.Context, name string) ([]string, error) {
@@ -137,7 +142,8 @@ func testNetworks() (*Networks, *memGraph, *memSanctions, *SnapshotState) {
 			{EntityID: "un:protectedthree", List: "un", SourceID: "protectedthree", Name: "PROTECTED THREE", Quoted: "Protected Three"},
 		},
 	}}
-	snap := &SnapshotState{Populated: true}
+	s.entries = map[string]int{"un": 2}
+	snap := &SnapshotState{}
 	n := &Networks{Slugs: g, Graph: g, Sanctions: s, Snapshot: func() SnapshotState { return *snap }}
 	return n, g, s, snap
 }
@@ -221,28 +227,32 @@ func TestNetworkErrors(t *testing.T) {
 
 func TestSanctionsNetworkStates(t *testing.T) {
 	stale := 50
+	loaded := map[string]int{"un": 2}
 	tests := []struct {
 		name     string
 		slug     string
 		snap     SnapshotState
+		entries  map[string]int // entries per list held in the graph
 		fail     bool
 		coverage string
 		degraded bool
 		members  int
 		stale    bool
 	}{
-		{"available", "listed", SnapshotState{Populated: true}, false, CoverageAvailable, false, 1, false},
-		{"withheld", "protected", SnapshotState{Populated: true}, false, CoverageWithheld, false, 0, false},
-		{"no links recorded", "unlisted", SnapshotState{Populated: true}, false, CoverageNoLinks, false, 0, false},
-		{"not screened", "ring", SnapshotState{Populated: true}, false, CoverageNotScreened, false, 0, false},
-		{"unavailable: empty snapshot", "listed", SnapshotState{}, false, CoverageUnavailable, true, 0, false},
-		{"unavailable: lookup failed", "listed", SnapshotState{Populated: true}, true, CoverageUnavailable, true, 0, false},
-		{"stale but available", "listed", SnapshotState{Populated: true, StaleHours: &stale}, false, CoverageAvailable, false, 1, true},
+		{"available", "listed", SnapshotState{}, loaded, false, CoverageAvailable, false, 1, false},
+		{"withheld", "protected", SnapshotState{}, loaded, false, CoverageWithheld, false, 0, false},
+		{"no links recorded", "unlisted", SnapshotState{}, loaded, false, CoverageNoLinks, false, 0, false},
+		{"not screened", "ring", SnapshotState{}, loaded, false, CoverageNotScreened, false, 0, false},
+		{"unavailable: no list in the graph", "listed", SnapshotState{}, nil, false, CoverageUnavailable, true, 0, false},
+		{"unavailable: the record's own list not in the graph", "unlisted", SnapshotState{}, map[string]int{"ofac_sdn": 18000}, false, CoverageUnavailable, true, 0, false},
+		{"unavailable: lookup failed", "listed", SnapshotState{}, loaded, true, CoverageUnavailable, true, 0, false},
+		{"stale but available", "listed", SnapshotState{StaleHours: &stale}, loaded, false, CoverageAvailable, false, 1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n, _, s, snap := testNetworks()
 			*snap = tt.snap
+			s.entries = tt.entries
 			if tt.fail {
 				s.fail = errors.New("bolt down")
 			}
