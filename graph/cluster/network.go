@@ -414,16 +414,17 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 		}
 	}
 	sn.Screened = len(screened)
-	if len(screened) == 0 {
-		sn.Coverage = CoverageNotScreened
-		sn.Note = "No entity of this network was sourced from a sanctions list; this is not a determination that any entity is unlisted."
-		return sn
-	}
+	// The snapshot's age qualifies every state, not_screened included.
 	var snap SnapshotState
 	if n.Snapshot != nil {
 		snap = n.Snapshot()
 	}
 	sn.StaleHours = snap.StaleHours
+	if len(screened) == 0 {
+		sn.Coverage = CoverageNotScreened
+		sn.Note = "No entity of this network was sourced from a sanctions list; this is not a determination that any entity is unlisted."
+		return sn
+	}
 	unavailable := func(why string) SanctionsNetwork {
 		return SanctionsNetwork{Members: []SanctionsMember{}, Coverage: CoverageUnavailable, Degraded: true,
 			StaleHours: snap.StaleHours, Screened: len(screened), Note: why}

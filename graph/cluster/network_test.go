@@ -247,6 +247,10 @@ func TestSanctionsNetworkStates(t *testing.T) {
 		{"unavailable: the record's own list not in the graph", "unlisted", SnapshotState{}, map[string]int{"ofac_sdn": 18000}, false, CoverageUnavailable, true, 0, false},
 		{"unavailable: lookup failed", "listed", SnapshotState{}, loaded, true, CoverageUnavailable, true, 0, false},
 		{"stale but available", "listed", SnapshotState{StaleHours: &stale}, loaded, false, CoverageAvailable, false, 1, true},
+		{"stale and not screened", "ring", SnapshotState{StaleHours: &stale}, loaded, false, CoverageNotScreened, false, 0, true},
+		{"stale and withheld", "protected", SnapshotState{StaleHours: &stale}, loaded, false, CoverageWithheld, false, 0, true},
+		{"stale and no links recorded", "unlisted", SnapshotState{StaleHours: &stale}, loaded, false, CoverageNoLinks, false, 0, true},
+		{"stale and unavailable", "listed", SnapshotState{StaleHours: &stale}, nil, false, CoverageUnavailable, true, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
