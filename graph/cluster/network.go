@@ -193,7 +193,8 @@ const (
 // the same network is read from Fallback (source "registry") and its
 // sanctions network is unavailable and degraded. It fails with invalid
 // naming slug for a malformed slug, not_found when the slug names nothing
-// or a single record with no group and no alias link, and unavailable when
+// or a network of fewer than two entities (a single record with no alias
+// link, alone or in a group of one), and unavailable when
 // the network cannot be read. A failed sanctions lookup does not fail it:
 // the sanctions network is then unavailable and degraded.
 func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
@@ -215,6 +216,11 @@ func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
 	}
 	if err != nil {
 		return Network{}, err
+	}
+	if len(recs) < 2 {
+		// One entity alone (a group of one, or a record whose only link
+		// is its group's hub) is a single row, not a network.
+		return Network{}, graph.Errorf(graph.CodeNotFound, "no linked cluster network for slug %q", slug)
 	}
 	if out.Source == SourceRegistry {
 		out.SanctionsNetwork = SanctionsNetwork{Members: []SanctionsMember{}, Coverage: CoverageUnavailable, Degraded: true,

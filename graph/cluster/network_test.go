@@ -120,6 +120,7 @@ func networkRecords() []Record {
 		{ID: "q", Slug: "demo-q", EntityName: "Demo Q", Severity: Likely, Group: "protected", GroupID: "g3"},
 		{ID: "u", Slug: "unlisted-u", EntityName: "Unlisted U", Severity: Likely, Group: "unlisted", GroupID: "g4", SanctionsSource: "un"},
 		{ID: "v", Slug: "demo-v", EntityName: "Demo V", Severity: Likely, Group: "unlisted", GroupID: "g4"},
+		{ID: "s", Slug: "solo-s", EntityName: "Solo S", Severity: Likely, Group: "solo", GroupID: "g7"},
 		{ID: "p2", Slug: "protected-two", EntityName: "Protected Two", Severity: Confirmed, Group: "mixed", GroupID: "g5", SanctionsSource: "un", Protected: true},
 		{ID: "m2", Slug: "mixed-listed", EntityName: "Mixed Listed", Severity: Confirmed, Group: "mixed", GroupID: "g5", SanctionsSource: "un"},
 		{ID: "p3", Slug: "protected-three", EntityName: "Protected Three", Severity: Confirmed, Group: "mixedplus", GroupID: "g6", SanctionsSource: "un", Protected: true},
@@ -193,6 +194,8 @@ func TestNetworkErrors(t *testing.T) {
 		code       graph.Code
 	}{
 		{"single unlinked record", "demo-d", graph.CodeNotFound},
+		{"group of one", "solo", graph.CodeNotFound},
+		{"entity alone in its group", "solo-s", graph.CodeNotFound},
 		{"nothing", "demo-none", graph.CodeNotFound},
 		{"malformed", "Demo D", graph.CodeInvalid},
 	}
@@ -220,8 +223,10 @@ func TestNetworkErrors(t *testing.T) {
 		sn.Screened != 1 || net.Caveats[0] != CaveatDegraded {
 		t.Errorf("network with the graph down = %+v", net)
 	}
-	if _, err := n.Network(context.Background(), "demo-d"); graph.ErrorCode(err) != graph.CodeNotFound {
-		t.Errorf("unlinked record with the graph down = %v, want not_found", err)
+	for _, slug := range []string{"demo-d", "solo", "solo-s"} {
+		if _, err := n.Network(context.Background(), slug); graph.ErrorCode(err) != graph.CodeNotFound {
+			t.Errorf("%s with the graph down = %v, want not_found", slug, err)
+		}
 	}
 }
 
