@@ -312,3 +312,34 @@ func TestSubmissionStorageAbsent(t *testing.T) {
 		t.Errorf("Submission without the table = %v, want unavailable", err)
 	}
 }
+
+// TestImportRecordsAliasSpellings checks that a line whose aliases differ
+// only in spelling (one normalized key) re-imports unchanged.
+func TestImportRecordsAliasSpellings(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	recs, err := cluster.ParseImport("x.csv", strings.NewReader("slug,entity_name,aliases,severity,source\ndemo-acme,Acme Co,Acme Ltd|ACME LTD.,likely,DEMO DATA\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	first, err := db.ImportRecords(ctx, recs, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		at   time.Time
+	}{
+		{"second import", now.Add(time.Hour)},
+		{"third import", now.Add(2 * time.Hour)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := db.ImportRecords(ctx, recs, tt.at)
+			if want := (cluster.ImportResult{Records: 1, Unchanged: 1, Version: first.Version}); err != nil || res != want {
+				t.Errorf("re-import = %+v, %v, want %+v", res, err, want)
+			}
+		})
+	}
+}
