@@ -160,6 +160,9 @@ func sanctionsCases(run string) []conformanceCase {
 			want: []row{{"id": list + ":1", "list": list, "source_id": "1", "name": "Alpha Trading LLC", "quoted": "BETA SHIPPING"}}},
 		{name: "sanctions by name key", query: qSanctionsByNameKey, params: map[string]any{"key": "beta shipping"},
 			want: []row{{"id": list + ":2", "list": list, "source_id": "2", "name": "Beta Shipping"}}},
+		{name: "sanctions list count", query: qSanctionsListCount, params: map[string]any{"list": list}, want: []row{{"n": int64(2)}}},
+		{name: "sanctions list count of a list not loaded", query: qSanctionsListCount, params: map[string]any{"list": list + "_absent"},
+			want: []row{{"n": int64(0)}}},
 		{name: "sanctions unlink", query: qSanctionsUnlink, params: map[string]any{"list": list}, want: []row{{"n": int64(1)}}},
 		{name: "sanctions linked from after unlink", query: qSanctionsLinkedFrom, params: map[string]any{"id": list + ":1"}},
 	}

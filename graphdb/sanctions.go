@@ -53,6 +53,10 @@ RETURN m.id AS id, m.list AS list, m.source_id AS source_id, m.name AS name, l.q
 	qSanctionsByNameKey = register("sanctions_by_name_key", `
 MATCH (e:SanctionsEntry {name_key: $key})
 RETURN e.id AS id, e.list AS list, e.source_id AS source_id, e.name AS name`)
+
+	qSanctionsListCount = register("sanctions_list_count", `
+MATCH (e:SanctionsEntry {list: $list})
+RETURN count(e) AS n`)
 )
 
 // LinkStats says what loading one list into the graph did.
@@ -189,6 +193,22 @@ func (db *DB) ListedByName(ctx context.Context, name string) ([]string, error) {
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// ListEntries returns the number of entries of list held in the graph: 0
+// when the list was never loaded or its load failed. It fails with
+// unavailable when the database cannot be reached.
+func (db *DB) ListEntries(ctx context.Context, list string) (int, error) {
+	recs, err := db.read(ctx, qSanctionsListCount, map[string]any{"list": list})
+	if err != nil {
+		return 0, err
+	}
+	if len(recs) == 0 {
+		return 0, nil
+	}
+	n, _ := recs[0].Get("n")
+	c, _ := n.(int64)
+	return int(c), nil
 }
 
 func str(v any, _ bool) string {

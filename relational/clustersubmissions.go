@@ -239,11 +239,27 @@ func recordsByKeyTx(ctx context.Context, tx pgx.Tx, key string) ([]string, error
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
+// recordsByNameOrAliasTx returns the ids of the records whose normalized
+// name or one of whose aliases is key: records matched by name first, then
+// by alias, each oldest first.
+func recordsByNameOrAliasTx(ctx context.Context, tx pgx.Tx, key string) ([]string, error) {
+	rows, err := tx.Query(ctx, `SELECT id::text FROM (
+			SELECT r.id, 0 AS by_alias, r.added_at FROM cluster_records r WHERE r.name_key = $1
+			UNION ALL
+			SELECT r.id, 1, r.added_at FROM cluster_aliases a JOIN cluster_records r ON r.id = a.record_id WHERE a.alias_key = $1
+		) m ORDER BY by_alias, added_at, id`, key)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
 // acceptTx makes the accepted submission a confirmed blocklist record and
-// returns its id: the existing record with the same normalized name (raised
-// to confirmed), or a new one attributed to the investigator by.
+// returns its id: the existing record with the same normalized name or
+// alias (raised to confirmed), or a new one attributed to the investigator
+// by.
 func (db *DB) acceptTx(ctx context.Context, tx pgx.Tx, sub cluster.Submission, country, by string, now time.Time) (string, error) {
-	ids, err := recordsByKeyTx(ctx, tx, cluster.Normalize(sub.EntityName))
+	ids, err := recordsByNameOrAliasTx(ctx, tx, cluster.Normalize(sub.EntityName))
 	if err != nil {
 		return "", err
 	}

@@ -363,7 +363,11 @@ func TestE2EClusterSanctionsNetwork(t *testing.T) {
 		"test-unlisted,Test Unlisted Trading Co,likely,test-sn-nolinks,un,TEST FIXTURE\n"+
 		"test-filler-c,Test Filler C,suspected,test-sn-nolinks,,TEST FIXTURE\n"))
 
-	// Nothing ingested yet: the snapshot is empty.
+	// Nothing ingested yet: the snapshot is empty (the graph is shared
+	// between runs: empty its UN list first).
+	if _, err := openGraph(t).ReplaceSanctionsList(context.Background(), "test-empty", "un", nil); err != nil {
+		t.Fatal(err)
+	}
 	sn := sanctionsOf("test-sn-nolinks")
 	g := graphOf("test-sn-nolinks")
 	if sn["coverage"] != "unavailable" || sn["degraded"] != true || !strings.HasPrefix(g["caveats"].([]any)[0].(string), "Degraded") {
@@ -443,6 +447,18 @@ func TestE2EClusterSanctionsNetwork(t *testing.T) {
 	}
 	if sn := sanctionsOf("test-sn-available"); sn["stale_hours"] != float64(73) || sn["coverage"] != "available" {
 		t.Errorf("stale snapshot: %v, want stale_hours 73 and still available", sn)
+	}
+
+	// The list is loaded in the server's screener but its graph load is
+	// lost (a failed load step): the lookup reads the graph, so the answer
+	// is unavailable and degraded, never a clean no_links_recorded.
+	if _, err := neo.ReplaceSanctionsList(ctx, "test-empty", "un", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, slug := range []string{"test-sn-available", "test-sn-nolinks"} {
+		if sn := sanctionsOf(slug); sn["coverage"] != "unavailable" || sn["degraded"] != true || len(sn["members"].([]any)) != 0 {
+			t.Errorf("%s with the UN list missing from the graph = %v, want unavailable and degraded", slug, sn)
+		}
 	}
 }
 

@@ -199,7 +199,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 // clusterService wires the cluster surface: checks from an in-memory
 // registry index that a watcher reloads when the registry version changes
 // (CLUSTER_RELOAD_INTERVAL), the list and submissions from Postgres, and
-// networks from the graph mirror with the sanctions snapshot's state.
+// networks from the graph mirror with the sanctions snapshot's age (whether
+// a record's list is loaded is read from the graph).
 func clusterService(ctx context.Context, cfg Config, pg *relational.DB, neo *graphdb.DB, screener *sanctions.Screener, log *slog.Logger) *cluster.Service {
 	reg := &cluster.Registry{Source: pg}
 	go reg.Watch(ctx, cfg.ClusterReloadEvery, log)
@@ -208,11 +209,7 @@ func clusterService(ctx context.Context, cfg Config, pg *relational.DB, neo *gra
 		Networks: &cluster.Networks{Slugs: pg, Graph: neo, Fallback: pg, Sanctions: neo, Snapshot: func() cluster.SnapshotState {
 			var st cluster.SnapshotState
 			for _, l := range screener.Lists() {
-				if !l.Loaded {
-					continue
-				}
-				st.Populated = true
-				if l.StaleHours != nil && (st.StaleHours == nil || *l.StaleHours > *st.StaleHours) {
+				if l.Loaded && l.StaleHours != nil && (st.StaleHours == nil || *l.StaleHours > *st.StaleHours) {
 					st.StaleHours = l.StaleHours
 				}
 			}

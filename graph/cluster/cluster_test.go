@@ -199,6 +199,32 @@ func TestParseImport(t *testing.T) {
 	}
 }
 
+// TestParseImportAliases checks that aliases are deduplicated by
+// normalized key, the first spelling kept, as the registry stores them.
+func TestParseImportAliases(t *testing.T) {
+	tests := []struct {
+		name    string
+		aliases string
+		want    []string
+	}{
+		{"distinct", "Acme Trading|Acme Holdings", []string{"Acme Trading", "Acme Holdings"}},
+		{"exact repeat", "Acme Ltd|Acme Ltd", []string{"Acme Ltd"}},
+		{"case and punctuation", "Acme Ltd|ACME LTD.", []string{"Acme Ltd"}},
+		{"spacing", "Acme  Ltd|Acme-Ltd|Acme Trading", []string{"Acme  Ltd", "Acme Trading"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs, err := ParseImport("x.csv", strings.NewReader("entity_name,aliases,severity\nAcme Co,"+tt.aliases+",likely\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(recs[0].Aliases, tt.want) {
+				t.Errorf("aliases = %q, want %q", recs[0].Aliases, tt.want)
+			}
+		})
+	}
+}
+
 func TestParseImportErrors(t *testing.T) {
 	tests := []struct {
 		name, file, text string

@@ -303,12 +303,16 @@ func (l importLine) record() (Record, error) {
 	if len(l.Aliases) > MaxAliases {
 		return Record{}, graph.Invalid("aliases", "at most %d aliases", MaxAliases)
 	}
+	// Aliases are deduplicated by normalized key, as the registry stores
+	// them, so that a re-import of the same line is unchanged.
+	var keys []string
 	for _, a := range l.Aliases {
 		a = strings.TrimSpace(a)
 		if err := ValidName("aliases", a); err != nil {
 			return Record{}, err
 		}
-		if !slices.Contains(r.Aliases, a) {
+		if k := Normalize(a); !slices.Contains(keys, k) {
+			keys = append(keys, k)
 			r.Aliases = append(r.Aliases, a)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 const (
 	CaveatRegistryOnly = "The cluster check queries the fraud-cluster registry only: it is a pre-screen, not a regulatory KYC and not a sanctions screen."
 	CaveatNoInferred   = "Edges come only from curated teardown-group membership and deterministic shared-alias links; inferred links (shared address, shared identifier) are never published."
-	CaveatDegraded     = "Degraded: the sanctions-network lookup did not complete or the local sanctions snapshot is empty, so absence is not evidence of absence and this must not be recorded as a clean screen."
+	CaveatDegraded     = "Degraded: the sanctions-network lookup did not complete or the sanctions list an entity was sourced from is not loaded in the local snapshot, so absence is not evidence of absence and this must not be recorded as a clean screen."
 	// LeadNote is attached to every suspected match.
 	LeadNote = "suspected: a publicly reported lead, not a confirmed fraud"
 )
@@ -84,16 +84,20 @@ type SanctionsMember struct {
 }
 
 // SanctionsGraph answers whether a name is itself listed (exact normalized
-// name, never substring) and what its entry is linked to (graphdb).
+// name, never substring), what its entry is linked to, and how many entries
+// of a list it holds (graphdb).
 type SanctionsGraph interface {
 	ListedByName(ctx context.Context, name string) ([]string, error)
 	LinkedMembers(ctx context.Context, entryID string) ([]SanctionsMember, error)
+	// ListEntries returns 0 for a list never loaded into the graph or
+	// whose load failed.
+	ListEntries(ctx context.Context, list string) (int, error)
 }
 
-// SnapshotState says whether the local sanctions snapshot is populated and,
-// once older than 48 hours, its age in hours.
+// SnapshotState gives the local sanctions snapshot's age in hours once it
+// is older than 48 hours. Whether a list is populated is decided from the
+// graph the lookup reads (SanctionsGraph.ListEntries), not from here.
 type SnapshotState struct {
-	Populated  bool
 	StaleHours *int
 }
 
@@ -189,7 +193,8 @@ const (
 // the same network is read from Fallback (source "registry") and its
 // sanctions network is unavailable and degraded. It fails with invalid
 // naming slug for a malformed slug, not_found when the slug names nothing
-// or a single record with no group and no alias link, and unavailable when
+// or a network of fewer than two entities (a single record with no alias
+// link, alone or in a group of one), and unavailable when
 // the network cannot be read. A failed sanctions lookup does not fail it:
 // the sanctions network is then unavailable and degraded.
 func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
@@ -211,6 +216,11 @@ func (n *Networks) Network(ctx context.Context, slug string) (Network, error) {
 	}
 	if err != nil {
 		return Network{}, err
+	}
+	if len(recs) < 2 {
+		// One entity alone (a group of one, or a record whose only link
+		// is its group's hub) is a single row, not a network.
+		return Network{}, graph.Errorf(graph.CodeNotFound, "no linked cluster network for slug %q", slug)
 	}
 	if out.Source == SourceRegistry {
 		out.SanctionsNetwork = SanctionsNetwork{Members: []SanctionsMember{}, Coverage: CoverageUnavailable, Degraded: true,
@@ -410,48 +420,81 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 		}
 	}
 	sn.Screened = len(screened)
-	if len(screened) == 0 {
-		sn.Coverage = CoverageNotScreened
-		sn.Note = "No entity of this network was sourced from a sanctions list; this is not a determination that any entity is unlisted."
-		return sn
-	}
+	// The snapshot's age qualifies every state, not_screened included.
 	var snap SnapshotState
 	if n.Snapshot != nil {
 		snap = n.Snapshot()
 	}
 	sn.StaleHours = snap.StaleHours
+	if len(screened) == 0 {
+		sn.Coverage = CoverageNotScreened
+		sn.Note = "No entity of this network was sourced from a sanctions list; this is not a determination that any entity is unlisted."
+		return sn
+	}
 	unavailable := func(why string) SanctionsNetwork {
 		return SanctionsNetwork{Members: []SanctionsMember{}, Coverage: CoverageUnavailable, Degraded: true,
 			StaleHours: snap.StaleHours, Screened: len(screened), Note: why}
 	}
-	if !snap.Populated || n.Sanctions == nil {
-		return unavailable("The local sanctions snapshot is empty: no list has been loaded.")
+	if n.Sanctions == nil {
+		return unavailable("The sanctions-network lookup is not configured.")
 	}
+	// The lookup reads the graph's entries, loaded by a step of its own that
+	// can fail: a record is screened only against a list the graph holds.
+	loaded := map[string]bool{} // per request
 	for _, r := range screened {
+		if _, ok := loaded[r.SanctionsSource]; ok {
+			continue
+		}
+		c, err := n.Sanctions.ListEntries(ctx, r.SanctionsSource)
+		if err != nil {
+			return unavailable("The sanctions-network lookup did not complete.")
+		}
+		loaded[r.SanctionsSource] = c > 0
+		if c == 0 {
+			return unavailable(fmt.Sprintf("The sanctions list %s, which entity %s was sourced from, is not loaded in the local snapshot.", r.SanctionsSource, r.Slug))
+		}
+	}
+	// The listed entries of protected records first: their links are
+	// withheld in both directions, so a link found under another record's
+	// entry that names one of them is withheld too.
+	listed := make([][]string, len(screened))
+	protectedEntry := map[string]string{} // entry id -> protected record's slug
+	for i, r := range screened {
 		ids, err := n.Sanctions.ListedByName(ctx, r.EntityName)
 		if err != nil {
 			return unavailable("The sanctions-network lookup did not complete.")
 		}
+		listed[i] = ids
+		if r.Protected {
+			for _, id := range ids {
+				protectedEntry[id] = r.Slug
+			}
+		}
+	}
+	withheld := map[string]bool{} // slugs of protected records whose links are withheld
+	for i, r := range screened {
 		var found []SanctionsMember
-		for _, id := range ids {
+		for _, id := range listed[i] {
 			ms, err := n.Sanctions.LinkedMembers(ctx, id)
 			if err != nil {
 				return unavailable("The sanctions-network lookup did not complete.")
 			}
 			for _, m := range ms {
+				if r.Protected {
+					withheld[r.Slug] = true
+					continue
+				}
+				if slug, ok := protectedEntry[m.EntityID]; ok {
+					withheld[slug] = true
+					continue
+				}
 				m.ListedEntryID, m.ClusterEntity = id, r.Slug
 				found = append(found, m)
 			}
 		}
-		if len(found) == 0 {
-			continue
-		}
-		if r.Protected {
-			sn.Withheld++
-			continue
-		}
 		sn.Members = append(sn.Members, found...)
 	}
+	sn.Withheld = len(withheld)
 	switch {
 	case len(sn.Members) > 0:
 		sn.Coverage = CoverageAvailable

@@ -88,8 +88,13 @@ func (m *memGraph) AliasNeighbours(_ context.Context, id string) ([]AliasLink, e
 
 // memSanctions lists names (exact normalized) with their linked members.
 type memSanctions struct {
-	listed map[string][]SanctionsMember
-	fail   error
+	listed  map[string][]SanctionsMember
+	entries map[string]int // entries of each list held
+	fail    error
+}
+
+func (s *memSanctions) ListEntries(_ context.Context, list string) (int, error) {
+	return s.entries[list], s.fail
 }
 
 func (s *memSanctions) ListedByName(_ context.Context, name string) ([]string, error) {
@@ -115,6 +120,11 @@ func networkRecords() []Record {
 		{ID: "q", Slug: "demo-q", EntityName: "Demo Q", Severity: Likely, Group: "protected", GroupID: "g3"},
 		{ID: "u", Slug: "unlisted-u", EntityName: "Unlisted U", Severity: Likely, Group: "unlisted", GroupID: "g4", SanctionsSource: "un"},
 		{ID: "v", Slug: "demo-v", EntityName: "Demo V", Severity: Likely, Group: "unlisted", GroupID: "g4"},
+		{ID: "s", Slug: "solo-s", EntityName: "Solo S", Severity: Likely, Group: "solo", GroupID: "g7"},
+		{ID: "p2", Slug: "protected-two", EntityName: "Protected Two", Severity: Confirmed, Group: "mixed", GroupID: "g5", SanctionsSource: "un", Protected: true},
+		{ID: "m2", Slug: "mixed-listed", EntityName: "Mixed Listed", Severity: Confirmed, Group: "mixed", GroupID: "g5", SanctionsSource: "un"},
+		{ID: "p3", Slug: "protected-three", EntityName: "Protected Three", Severity: Confirmed, Group: "mixedplus", GroupID: "g6", SanctionsSource: "un", Protected: true},
+		{ID: "m3", Slug: "mixed-plus", EntityName: "Mixed Plus", Severity: Confirmed, Group: "mixedplus", GroupID: "g6", SanctionsSource: "un"},
 	}
 }
 
@@ -123,8 +133,18 @@ func testNetworks() (*Networks, *memGraph, *memSanctions, *SnapshotState) {
 	s := &memSanctions{listed: map[string][]SanctionsMember{
 		"listedentity":    {{EntityID: "un:QDe.1", List: "un", SourceID: "QDe.1", Name: "LINKED CO", Quoted: "Linked Co"}},
 		"protectedentity": {{EntityID: "un:QDe.2", List: "un", SourceID: "QDe.2", Name: "OTHER CO", Quoted: "Other Co"}},
+		// Links are returned in both directions: each of a linked pair
+		// lists the other.
+		"protectedtwo":   {{EntityID: "un:mixedlisted", List: "un", SourceID: "mixedlisted", Name: "MIXED LISTED", Quoted: "Mixed Listed"}},
+		"mixedlisted":    {{EntityID: "un:protectedtwo", List: "un", SourceID: "protectedtwo", Name: "PROTECTED TWO", Quoted: "Protected Two"}},
+		"protectedthree": {{EntityID: "un:mixedplus", List: "un", SourceID: "mixedplus", Name: "MIXED PLUS", Quoted: "Mixed Plus"}},
+		"mixedplus": {
+			{EntityID: "un:QDe.9", List: "un", SourceID: "QDe.9", Name: "THIRD CO", Quoted: "Third Co"},
+			{EntityID: "un:protectedthree", List: "un", SourceID: "protectedthree", Name: "PROTECTED THREE", Quoted: "Protected Three"},
+		},
 	}}
-	snap := &SnapshotState{Populated: true}
+	s.entries = map[string]int{"un": 2}
+	snap := &SnapshotState{}
 	n := &Networks{Slugs: g, Graph: g, Sanctions: s, Snapshot: func() SnapshotState { return *snap }}
 	return n, g, s, snap
 }
@@ -174,6 +194,8 @@ func TestNetworkErrors(t *testing.T) {
 		code       graph.Code
 	}{
 		{"single unlinked record", "demo-d", graph.CodeNotFound},
+		{"group of one", "solo", graph.CodeNotFound},
+		{"entity alone in its group", "solo-s", graph.CodeNotFound},
 		{"nothing", "demo-none", graph.CodeNotFound},
 		{"malformed", "Demo D", graph.CodeInvalid},
 	}
@@ -201,35 +223,45 @@ func TestNetworkErrors(t *testing.T) {
 		sn.Screened != 1 || net.Caveats[0] != CaveatDegraded {
 		t.Errorf("network with the graph down = %+v", net)
 	}
-	if _, err := n.Network(context.Background(), "demo-d"); graph.ErrorCode(err) != graph.CodeNotFound {
-		t.Errorf("unlinked record with the graph down = %v, want not_found", err)
+	for _, slug := range []string{"demo-d", "solo", "solo-s"} {
+		if _, err := n.Network(context.Background(), slug); graph.ErrorCode(err) != graph.CodeNotFound {
+			t.Errorf("%s with the graph down = %v, want not_found", slug, err)
+		}
 	}
 }
 
 func TestSanctionsNetworkStates(t *testing.T) {
 	stale := 50
+	loaded := map[string]int{"un": 2}
 	tests := []struct {
 		name     string
 		slug     string
 		snap     SnapshotState
+		entries  map[string]int // entries per list held in the graph
 		fail     bool
 		coverage string
 		degraded bool
 		members  int
 		stale    bool
 	}{
-		{"available", "listed", SnapshotState{Populated: true}, false, CoverageAvailable, false, 1, false},
-		{"withheld", "protected", SnapshotState{Populated: true}, false, CoverageWithheld, false, 0, false},
-		{"no links recorded", "unlisted", SnapshotState{Populated: true}, false, CoverageNoLinks, false, 0, false},
-		{"not screened", "ring", SnapshotState{Populated: true}, false, CoverageNotScreened, false, 0, false},
-		{"unavailable: empty snapshot", "listed", SnapshotState{}, false, CoverageUnavailable, true, 0, false},
-		{"unavailable: lookup failed", "listed", SnapshotState{Populated: true}, true, CoverageUnavailable, true, 0, false},
-		{"stale but available", "listed", SnapshotState{Populated: true, StaleHours: &stale}, false, CoverageAvailable, false, 1, true},
+		{"available", "listed", SnapshotState{}, loaded, false, CoverageAvailable, false, 1, false},
+		{"withheld", "protected", SnapshotState{}, loaded, false, CoverageWithheld, false, 0, false},
+		{"no links recorded", "unlisted", SnapshotState{}, loaded, false, CoverageNoLinks, false, 0, false},
+		{"not screened", "ring", SnapshotState{}, loaded, false, CoverageNotScreened, false, 0, false},
+		{"unavailable: no list in the graph", "listed", SnapshotState{}, nil, false, CoverageUnavailable, true, 0, false},
+		{"unavailable: the record's own list not in the graph", "unlisted", SnapshotState{}, map[string]int{"ofac_sdn": 18000}, false, CoverageUnavailable, true, 0, false},
+		{"unavailable: lookup failed", "listed", SnapshotState{}, loaded, true, CoverageUnavailable, true, 0, false},
+		{"stale but available", "listed", SnapshotState{StaleHours: &stale}, loaded, false, CoverageAvailable, false, 1, true},
+		{"stale and not screened", "ring", SnapshotState{StaleHours: &stale}, loaded, false, CoverageNotScreened, false, 0, true},
+		{"stale and withheld", "protected", SnapshotState{StaleHours: &stale}, loaded, false, CoverageWithheld, false, 0, true},
+		{"stale and no links recorded", "unlisted", SnapshotState{StaleHours: &stale}, loaded, false, CoverageNoLinks, false, 0, true},
+		{"stale and unavailable", "listed", SnapshotState{StaleHours: &stale}, nil, false, CoverageUnavailable, true, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n, _, s, snap := testNetworks()
 			*snap = tt.snap
+			s.entries = tt.entries
 			if tt.fail {
 				s.fail = errors.New("bolt down")
 			}
@@ -246,6 +278,43 @@ func TestSanctionsNetworkStates(t *testing.T) {
 			}
 			if tt.members > 0 && (sn.Members[0].ClusterEntity != "listed-e" || sn.Members[0].EntityID != "un:QDe.1" || sn.Members[0].ListedEntryID != "un:listedentity") {
 				t.Errorf("member = %+v", sn.Members[0])
+			}
+		})
+	}
+}
+
+// TestSanctionsNetworkProtected checks that a protected record's entry is
+// withheld whichever entry its link is found under.
+func TestSanctionsNetworkProtected(t *testing.T) {
+	tests := []struct {
+		name     string
+		slug     string
+		coverage string
+		members  []string // EntityID of the published members
+		withheld int
+	}{
+		{"own links withheld", "protected", CoverageWithheld, nil, 1},
+		{"protected entry linked from an unprotected record", "mixed", CoverageWithheld, nil, 1},
+		{"other links of the unprotected record published", "mixedplus", CoverageAvailable, []string{"un:QDe.9"}, 1},
+		{"no protected record", "listed", CoverageAvailable, []string{"un:QDe.1"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, _, _, _ := testNetworks()
+			net, err := n.Network(context.Background(), tt.slug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sn := net.SanctionsNetwork
+			var got []string
+			for _, m := range sn.Members {
+				got = append(got, m.EntityID)
+				if strings.Contains(strings.ToLower(m.Quoted), "protected") {
+					t.Errorf("member %+v quotes a protected entry", m)
+				}
+			}
+			if sn.Coverage != tt.coverage || !slices.Equal(got, tt.members) || sn.Withheld != tt.withheld {
+				t.Errorf("sanctions network = %+v, want %s members %v withheld %d", sn, tt.coverage, tt.members, tt.withheld)
 			}
 		})
 	}

@@ -78,6 +78,11 @@ func (r *SubmissionRequest) Validate() error {
 	if n := utf8.RuneCountInString(r.EntityName); n < MinNameLen || n > MaxNameLen {
 		return graph.Invalid("entity_name", "entity_name is required, %d to %d characters", MinNameLen, MaxNameLen)
 	}
+	if utf8.RuneCountInString(Normalize(r.EntityName)) < MinCheckChars {
+		// A name the registry could not key (its name_key check) would
+		// only fail at triage.
+		return graph.Invalid("entity_name", "entity_name must have at least %d letters or digits", MinCheckChars)
+	}
 	if n := utf8.RuneCountInString(r.PitchSummary); n < MinPitchLen || n > MaxPitchLen {
 		return graph.Invalid("pitch_summary", "pitch_summary is required, %d to %d characters", MinPitchLen, MaxPitchLen)
 	}
