@@ -73,6 +73,7 @@ func TestUBOGraphCache(t *testing.T) {
 	}{
 		{"same request within 90 days", a.ID, "BP p.l.c.", "GB", 3, true},
 		{"name differing in case and punctuation", a.ID, "bp PLC", "United Kingdom", 3, true},
+		{"same letters split into other words", a.ID, "B P p.l.c.", "GB", 3, false},
 		{"other hops", a.ID, "BP p.l.c.", "GB", 4, false},
 		{"other jurisdiction", a.ID, "BP p.l.c.", "US", 3, false},
 		{"no jurisdiction", a.ID, "BP p.l.c.", "", 3, false},
