@@ -256,7 +256,9 @@ func TestShellVerdictsOnlyForLegalEntities(t *testing.T) {
 func dense(layers, width int, top *Node) ([]Node, []Edge) {
 	var nodes []Node
 	var edges []Edge
-	id := func(l, i int) string { return "L" + string(rune('0'+l/10)) + string(rune('0'+l%10)) + "-" + string(rune('0'+i)) }
+	id := func(l, i int) string {
+		return "L" + string(rune('0'+l/10)) + string(rune('0'+l%10)) + "-" + string(rune('0'+i))
+	}
 	for l := range layers {
 		for i := range width {
 			nodes = append(nodes, co(id(l, i), "GB"))
