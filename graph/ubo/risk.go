@@ -29,8 +29,9 @@ const (
 //     root is not in the ownership data, the sanctions lists were not all
 //     screened, the blocklist was not screened, a node's sanctions or
 //     blocklist screening failed, the OFAC 50% status is unknown, the
-//     traversal was truncated at max_hops, or the root has no recorded
-//     owner at all.
+//     traversal was truncated at max_hops, the root has no recorded
+//     owner at all, or the root name matched more than one entity (the
+//     one assessed may not be the one meant).
 //   - low: nothing above, and every check ran.
 //
 // Weaker findings (weak shell signals) are listed as reasons without
@@ -90,6 +91,10 @@ func Aggregate(r *Result) (string, []string) {
 		}
 		if !r.BlocklistScreened {
 			unknown = append(unknown, "the cluster blocklist was not screened")
+		}
+		if len(r.Candidates) > 0 {
+			unknown = append(unknown, fmt.Sprintf("the root name is ambiguous: it matched %d entities; %s (%s) was assessed, not %s",
+				len(r.Candidates)+1, nodeName(r, r.RootEntityID), r.RootEntityID, strings.Join(r.Candidates, ", ")))
 		}
 		if r.OFAC50.Status == OFACUnknown || r.OFAC50.Status == "" {
 			unknown = append(unknown, "the OFAC 50% rule status is unknown: the ownership above the root could not be assessed")

@@ -83,6 +83,13 @@ func TestAggregate(t *testing.T) {
 		{"root with no recorded owner is unknown", func(r *Result) {
 			r.Edges = []Edge{{From: "O", To: "R", Relation: RelControls, Role: "board_appointment"}}
 		}, RiskUnknown, []string{"the root has no recorded owner"}},
+		{"ambiguous root name is unknown", func(r *Result) {
+			r.Candidates = []string{"R2", "R3"}
+		}, RiskUnknown, []string{"the root name is ambiguous: it matched 3 entities; Root Co (R) was assessed, not R2, R3"}},
+		{"ambiguous root name with a finding keeps the finding", func(r *Result) {
+			r.Candidates = []string{"R2"}
+			r.SanctionsMatches = []SanctionsMatch{{EntityID: "O", List: "un", SourceID: "QDe.1", ListedName: "OWNER"}}
+		}, RiskMedium, []string{"Owner Co in the ownership graph matches a sanctions list", "ambiguous: it matched 2 entities"}},
 		{"every gap is listed", func(r *Result) {
 			r.Truncated = true
 			r.OFAC50 = OFAC50{Status: OFACUnknown}
