@@ -121,6 +121,7 @@ RETURN `+nodeColumns)
 	qOwnershipByNameKey = register("ownership_by_name_key", `
 MATCH (e:Entity {name_key: $key})
 RETURN `+nodeColumns+`
+ORDER BY e.id
 LIMIT $limit`)
 
 	// The anchor comes first in the pattern: NornicDB plans from the
@@ -370,8 +371,9 @@ const MaxEntitiesByName = 100
 
 // EntitiesByName returns up to limit entities (1..MaxEntitiesByName; 0
 // means 20) whose name has the same normalized key as name (case, accents,
-// punctuation and legal forms such as "Ltd" ignored; never a substring),
-// ordered by id. It returns none for a name with an empty key and an
+// punctuation and legal forms such as "Ltd" ignored; never a substring):
+// the limit lowest ids, ordered by id, so the same data always gives the
+// same entities. It returns none for a name with an empty key and an
 // invalid error naming limit when limit is out of range.
 func (db *DB) EntitiesByName(ctx context.Context, name string, limit int) ([]ownership.Node, error) {
 	if limit == 0 {

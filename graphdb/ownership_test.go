@@ -3,6 +3,7 @@ package graphdb
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tradecompliance/compliance/graph"
@@ -221,5 +222,45 @@ func TestEntitiesByNameAndIDs(t *testing.T) {
 	}
 	if _, err := db.EntitiesByName(ctx, "x", 1000); graph.ErrorCode(err) != graph.CodeInvalid {
 		t.Errorf("EntitiesByName(limit 1000) = %v, want invalid", err)
+	}
+}
+
+// More entities share a name key than the limit: the lowest ids come back,
+// whatever the order they were written in.
+func TestEntitiesByNameLimitTakesLowestIDs(t *testing.T) {
+	db := openTest(t)
+	ctx := testContext(t)
+	run := graphdbtest.Unique(t)
+	cleanupOwnership(t, db, run)
+	var b ownership.Batch
+	for _, s := range []string{"N5", "N2", "N7", "N1", "N6", "N3", "N4"} {
+		b.Nodes = append(b.Nodes, ownership.Node{ID: run + "_" + s, Kind: ownership.Company, Name: run + " Same Name Ltd", Source: "test"})
+	}
+	if _, err := db.UpsertOwnership(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		limit int
+		want  []string
+	}{
+		{"limit below the matches", 3, []string{"N1", "N2", "N3"}},
+		{"limit one", 1, []string{"N1"}},
+		{"limit above the matches", 20, []string{"N1", "N2", "N3", "N4", "N5", "N6", "N7"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := db.EntitiesByName(ctx, run+" same name limited", tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := []string{}
+			for _, n := range got {
+				ids = append(ids, strings.TrimPrefix(n.ID, run+"_"))
+			}
+			if !reflect.DeepEqual(ids, tt.want) {
+				t.Errorf("EntitiesByName(limit %d) = %q, want %q", tt.limit, ids, tt.want)
+			}
+		})
 	}
 }

@@ -2,7 +2,9 @@ package graphdb
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -96,10 +98,15 @@ func TestUBOBuild(t *testing.T) {
 			{ID: id("B"), Kind: ownership.Company, Name: run + " Clean Holdings", Jurisdiction: "GB"},
 			{ID: id("N"), Kind: ownership.Company, Name: run + " Nominees Limited", Jurisdiction: "GB"},
 			{ID: id("Q"), Kind: ownership.Person, Name: run + " Quentin Example"},
+			// Two entities share a name; T1 has the lower id.
+			{ID: id("T2"), Kind: ownership.Company, Name: run + " Twin Holdings", Jurisdiction: "GB"},
+			{ID: id("T1"), Kind: ownership.Company, Name: run + " Twin Holdings", Jurisdiction: "GB"},
+			{ID: id("W"), Kind: ownership.Person, Name: run + " Wendy Example"},
 		},
 		Edges: []ownership.Edge{
 			owns("S", "R", 60), owns("P", "R", 40),
 			owns("N", "B", 100), owns("Q", "N", 100),
+			owns("W", "T1", 100), owns("W", "T2", 100),
 		},
 	}
 	if _, err := db.UpsertOwnership(ctx, batch); err != nil {
@@ -227,6 +234,18 @@ func TestUBOBuild(t *testing.T) {
 		if res.RootFound || len(res.Nodes) != 0 || res.AggregateRisk != ubo.RiskUnknown ||
 			!strings.Contains(res.RiskReasons[0], "not in the ownership data") {
 			t.Errorf("got found %v, %d nodes, risk %s %q; want not found, empty, unknown", res.RootFound, len(res.Nodes), res.AggregateRisk, res.RiskReasons)
+		}
+	})
+
+	t.Run("ambiguous root name is unknown, naming the entity assessed", func(t *testing.T) {
+		res, err := b.Build(ctx, ubo.Request{RootEntityName: run + " Twin Holdings", RootJurisdiction: "GB", MaxHops: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("the root name is ambiguous: it matched 2 entities; %s Twin Holdings (%s) was assessed, not %s", run, id("T1"), id("T2"))
+		if !res.RootFound || res.RootEntityID != id("T1") || !reflect.DeepEqual(res.Candidates, []string{id("T2")}) ||
+			res.AggregateRisk != ubo.RiskUnknown || !slices.Contains(res.RiskReasons, want) {
+			t.Errorf("root %s, candidates %v, risk %s %q; want T1, [T2], unknown with %q", res.RootEntityID, res.Candidates, res.AggregateRisk, res.RiskReasons, want)
 		}
 	})
 

@@ -62,7 +62,8 @@ func scanUBOGraph(row pgx.Row) (ubo.Graph, error) {
 }
 
 // RequestGraph implements ubo.Store: under a per-(member, key) advisory
-// lock, the newest ready graph built since builtSince, else the queued one,
+// lock, the newest cacheable ready graph built since builtSince (a failed
+// build or a root not found is never reused), else the queued one,
 // else a new queued row and its build job.
 func (db *DB) RequestGraph(ctx context.Context, memberID, id string, req ubo.Request, key ubo.Key, builtSince time.Time) (ubo.Graph, bool, error) {
 	var (
@@ -77,7 +78,7 @@ func (db *DB) RequestGraph(ctx context.Context, memberID, id string, req ubo.Req
 		var err error
 		g, err = scanUBOGraph(tx.QueryRow(ctx, `SELECT `+uboColumns+` FROM ubo_graphs
 			WHERE member_id = $1 AND root_name_normalized = $2 AND jurisdiction = $3 AND max_hops = $4
-			  AND ((status = 'ready' AND built_at >= $5) OR status = 'queued')
+			  AND ((status = 'ready' AND cacheable AND built_at >= $5) OR status = 'queued')
 			ORDER BY status = 'ready' DESC, built_at DESC NULLS LAST, requested_at DESC LIMIT 1`,
 			memberID, key.RootName, key.Jurisdiction, key.MaxHops, builtSince))
 		if err == nil {
@@ -117,15 +118,16 @@ func (db *DB) Graph(ctx context.Context, memberID, id string) (ubo.Graph, error)
 	return g, nil
 }
 
-// finishUBOGraph writes a queued graph's result and moves it to ready. A
-// graph already ready (a rescued job that ran twice) is left as it is.
+// finishUBOGraph writes a queued graph's result and moves it to ready,
+// cacheable only when res.Cacheable. A graph already ready (a rescued job
+// that ran twice) is left as it is.
 func (db *DB) finishUBOGraph(ctx context.Context, id string, res *ubo.Result, builtAt time.Time) error {
 	raw, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("ubo graph %s result: %w", id, err)
 	}
-	_, err = db.Pool.Exec(ctx, `UPDATE ubo_graphs SET status = 'ready', built_at = $2, result = $3
-		WHERE id = $1 AND status = 'queued'`, id, builtAt, raw)
+	_, err = db.Pool.Exec(ctx, `UPDATE ubo_graphs SET status = 'ready', built_at = $2, result = $3, cacheable = $4
+		WHERE id = $1 AND status = 'queued'`, id, builtAt, raw, res.Cacheable())
 	if err != nil {
 		return fmt.Errorf("finish ubo graph: %w", err)
 	}

@@ -56,7 +56,7 @@ func TestUBOGraphCache(t *testing.T) {
 
 	setBuilt := func(id string, age time.Duration) {
 		t.Helper()
-		_, err := db.Pool.Exec(ctx, `UPDATE ubo_graphs SET status = 'ready', built_at = $2, result = '{"aggregate_risk":"medium","root_found":true}' WHERE id = $1`,
+		_, err := db.Pool.Exec(ctx, `UPDATE ubo_graphs SET status = 'ready', built_at = $2, result = '{"aggregate_risk":"medium","root_found":true}', cacheable = true WHERE id = $1`,
 			id, time.Now().Add(-age))
 		if err != nil {
 			t.Fatal(err)
@@ -73,6 +73,7 @@ func TestUBOGraphCache(t *testing.T) {
 	}{
 		{"same request within 90 days", a.ID, "BP p.l.c.", "GB", 3, true},
 		{"name differing in case and punctuation", a.ID, "bp PLC", "United Kingdom", 3, true},
+		{"same letters split into other words", a.ID, "B P p.l.c.", "GB", 3, false},
 		{"other hops", a.ID, "BP p.l.c.", "GB", 4, false},
 		{"other jurisdiction", a.ID, "BP p.l.c.", "US", 3, false},
 		{"no jurisdiction", a.ID, "BP p.l.c.", "", 3, false},
@@ -243,5 +244,42 @@ func TestUBOQueuedGraphOutlivesItsProcess(t *testing.T) {
 			t.Fatal("the queued graph was not built by a worker started later")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Only a successful build that found the root answers later requests: a
+// build failed on its last attempt or a root not in the ownership data is
+// rebuilt on the next request.
+func TestUBOGraphCacheableResults(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	a, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
+	tests := []struct {
+		name   string
+		res    *ubo.Result
+		reused bool
+	}{
+		{"root found", &ubo.Result{RootFound: true, RootEntityID: "e1", AggregateRisk: ubo.RiskMedium}, true},
+		{"root not found", &ubo.Result{RootFound: false, AggregateRisk: ubo.RiskUnknown}, false},
+		{"build failed on its last attempt", ubo.Failed(graph.Unavailable("the ownership graph", errors.New("connection refused"))), false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := "Cacheable Case " + string(rune('A'+i))
+			first, _ := uboRequest(t, db, a.ID, root, "", 3)
+			if err := relational.FinishUBOGraph(db, ctx, first.GraphID, tt.res, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			again, cached := uboRequest(t, db, a.ID, root, "", 3)
+			if tt.reused {
+				if !cached || again.GraphID != first.GraphID || again.Status != ubo.StatusReady {
+					t.Errorf("got %s %s (cached %v), want the cached graph %s", again.GraphID, again.Status, cached, first.GraphID)
+				}
+				return
+			}
+			if cached || again.GraphID == first.GraphID || again.Status != ubo.StatusQueued {
+				t.Errorf("got %s %s (cached %v), want a new queued graph", again.GraphID, again.Status, cached)
+			}
+		})
 	}
 }

@@ -97,7 +97,8 @@ type Result struct {
 	// limit): the share that ends in a company, trust or vessel whose
 	// owners are not known.
 	Unidentified []Owner `json:"unidentified"`
-	// Truncated is true when owners beyond MaxHops exist (Subgraph.Truncated);
+	// Truncated is true when owners beyond MaxHops exist (Subgraph.Truncated)
+	// or a path reached MaxHops at a node whose owners were not walked;
 	// PathsTruncated when MaxPaths stopped the enumeration.
 	Truncated      bool     `json:"truncated"`
 	PathsTruncated bool     `json:"paths_truncated"`
@@ -171,15 +172,23 @@ func (g graphIndex) node(id string) Node {
 // walk enumerates the simple upstream paths from root, at most maxHops
 // long (0: unbounded) and at most maxPaths in all, calling visit with each
 // path (owner first) as it is reached. visit returns whether to continue
-// above that owner. walk reports whether it stopped at maxPaths and whether
-// it met a cycle.
-func (g graphIndex) walk(root string, maxHops, maxPaths int, visit func(hops []Edge) bool) (truncated, cycle bool) {
+// above that owner. walk reports whether it stopped at maxPaths, whether
+// it met a cycle, and whether maxHops cut a path at a node that has OWNS
+// owners in the graph (a node reached closer to the root may have its
+// owners fetched, yet a longer path to it stops there).
+func (g graphIndex) walk(root string, maxHops, maxPaths int, visit func(hops []Edge) bool) (truncated, cycle, hopCut bool) {
 	onPath := map[string]bool{root: true}
 	var stack []Edge // root-first
 	count := 0
 	var rec func(id string) bool
 	rec = func(id string) bool {
 		if maxHops > 0 && len(stack) >= maxHops {
+			for _, e := range g.owners[id] {
+				if e.Relation == Owns {
+					hopCut = true
+					break
+				}
+			}
 			return true
 		}
 		for _, e := range g.owners[id] {
@@ -211,7 +220,7 @@ func (g graphIndex) walk(root string, maxHops, maxPaths int, visit func(hops []E
 		return true
 	}
 	rec(root)
-	return truncated, cycle
+	return truncated, cycle, hopCut
 }
 
 // product returns the share along hops: the products of the minima and of
@@ -301,7 +310,7 @@ func Compute(sub Subgraph, root string, opts Options) Result {
 		frontier[id] = true
 	}
 	unknown := false
-	truncated, cycle := g.walk(root, sub.MaxHops, opts.MaxPaths, func(hops []Edge) bool {
+	truncated, cycle, hopCut := g.walk(root, sub.MaxHops, opts.MaxPaths, func(hops []Edge) bool {
 		from := hops[0].From
 		n := g.node(from)
 		own := allOwns(hops)
@@ -332,6 +341,7 @@ func Compute(sub Subgraph, root string, opts Options) Result {
 		return true
 	})
 	res.PathsTruncated = truncated
+	res.Truncated = res.Truncated || hopCut
 	for _, o := range owners {
 		o.Share = sumPaths(o.Paths)
 		o.Status = status(o.Share, opts.Threshold)

@@ -164,6 +164,42 @@ func TestComputePathLimit(t *testing.T) {
 	}
 }
 
+// A node reached near the root and again by a path of exactly MaxHops has
+// its owners in the subgraph, yet the longer path stops there: the result
+// is marked truncated with the caveat, since the figures understate.
+//
+// Hand computed, MaxHops 2: P owns N 100%; N owns R 10% and C 100%; C owns
+// R 90%. P's paths: P>N>R = 10% (walked), P>N>C>R = 90% (3 hops, cut at N).
+// P's true share is 100%; the walk sees 10%.
+func TestComputeHopLimitCut(t *testing.T) {
+	tests := []struct {
+		name      string
+		sub       Subgraph
+		owners    []string
+		truncated bool
+	}{
+		{"node with owners cut at the hop limit", g("R", 2, []string{"P:person", "R", "N", "C"}, "P>N 100", "N>R 10", "N>C 100", "C>R 90"),
+			[]string{"P 10% below_threshold 1"}, true},
+		{"same graph within the hop limit", g("R", 3, []string{"P:person", "R", "N", "C"}, "P>N 100", "N>R 10", "N>C 100", "C>R 90"),
+			[]string{"P 100% beneficial_owner 2"}, false},
+		{"node cut at the hop limit with only control owners", g("R", 1, []string{"P:person", "R", "A"}, "A>R 60", "P>A ctl:board_appointment"),
+			[]string{}, false},
+		{"ownerless node at the hop limit", g("R", 2, []string{"P:person", "R", "A"}, "P>A 100", "A>R 60"),
+			[]string{"P 60% beneficial_owner 1"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Compute(tc.sub, tc.sub.Root, Options{})
+			if got := summary(res.Owners); !reflect.DeepEqual(got, tc.owners) {
+				t.Errorf("owners = %q, want %q", got, tc.owners)
+			}
+			if res.Truncated != tc.truncated || slices.Contains(res.Caveats, CaveatTruncated) != tc.truncated {
+				t.Errorf("Truncated = %v, caveats %q; want truncated %v with the caveat iff truncated", res.Truncated, res.Caveats, tc.truncated)
+			}
+		})
+	}
+}
+
 // listedSet is a predicate: ids confirmed listed, ids with a "?" suffix
 // possibly listed.
 func listedSet(ids ...string) Predicate {

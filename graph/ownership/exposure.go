@@ -170,7 +170,7 @@ func Screen(sub Subgraph, root string, listed Predicate) Exposure {
 	// Evidence paths from each listed node to the root.
 	ownsPath := map[string]bool{}
 	anyPath := map[string]bool{}
-	truncated, _ := g.walk(root, sub.MaxHops, DefaultMaxPaths, func(hops []Edge) bool {
+	truncated, _, _ := g.walk(root, sub.MaxHops, DefaultMaxPaths, func(hops []Edge) bool {
 		from := hops[0].From
 		if _, ok := listings[from]; ok {
 			ex.Paths = append(ex.Paths, pathOf(hops))

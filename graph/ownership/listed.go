@@ -10,12 +10,13 @@ const ListedThreshold = sanctions.DefaultThreshold
 
 // ScreenerPredicate returns the production sanctions predicate: each node
 // is screened with the in-process screener over the 8 lists (name, kind,
-// jurisdiction as country, identifiers). A match is Confirmed when the
-// listed name (primary or alias) has the same normalized key as the
-// node's name (sanctions.NormalizeKey: exact, never a substring) or an
-// identifier matched; a fuzzy match at or above ListedThreshold is
-// reported unconfirmed, which makes the node possibly blocked, never
-// blocked. The screener's degraded coverage (lists missing) makes the
+// jurisdiction as country, identifiers). A match is Confirmed when an
+// identifier matched, or, for a company, trust or vessel, when the listed
+// name (primary or alias) has the same normalized key as the node's name
+// (sanctions.NormalizeKey: exact, never a substring). A person's exact
+// name alone is not confirmation (people share names): it is reported
+// unconfirmed, as is a fuzzy match at or above ListedThreshold; an
+// unconfirmed listing makes the node possibly blocked, never blocked. The screener's degraded coverage (lists missing) makes the
 // check Degraded.
 //
 // Why the screener rather than exact names in the graph (graphdb
@@ -40,11 +41,14 @@ func ScreenerPredicate(s *sanctions.Screener) Predicate {
 				List: m.Entry.List, EntryID: m.Entry.List + ":" + m.Entry.SourceID, Name: m.Entry.Name,
 				Score: m.Score, Reason: "fuzzy name match " + m.Explanation.NameType,
 			}
+			exact := key != "" && sanctions.NormalizeKey(m.Explanation.MatchedName) == key
 			switch {
-			case key != "" && sanctions.NormalizeKey(m.Explanation.MatchedName) == key:
-				l.Confirmed, l.Reason = true, "exact normalized name ("+m.Explanation.NameType+")"
 			case hasFeature(m.Explanation, "identifier"):
 				l.Confirmed, l.Reason = true, "identifier"
+			case exact && n.Kind == Person:
+				l.Reason = "exact normalized name (" + m.Explanation.NameType + ") of a person without a matching identifier: a namesake is possible, not confirmed"
+			case exact:
+				l.Confirmed, l.Reason = true, "exact normalized name ("+m.Explanation.NameType+")"
 			}
 			c.Listings = append(c.Listings, l)
 		}

@@ -50,13 +50,15 @@ func screenerWithRealLists(t *testing.T) *sanctions.Screener {
 // TestScreenWithRealLists runs the OFAC 50% rule with the production
 // predicate over the real lists: a hand-built structure under the listed
 // National Iranian Oil Company (OFAC SDN 11317) and Nicolas Maduro Moros
-// (SDN 22790).
+// (SDN 22790, identified by his cedula).
 func TestScreenWithRealLists(t *testing.T) {
 	s := screenerWithRealLists(t)
 	sub := Subgraph{Root: "Y", MaxHops: 3,
 		Nodes: []Node{
 			{ID: "NIOC", Kind: Company, Name: "National Iranian Oil Company", Jurisdiction: "IR"},
-			{ID: "MM", Kind: Person, Name: "Nicolas Maduro Moros", Jurisdiction: "VE"},
+			// A person is confirmed listed only by an identifier (his
+			// Venezuelan cedula, from the SDN remarks), never by name alone.
+			{ID: "MM", Kind: Person, Name: "Nicolas Maduro Moros", Jurisdiction: "VE", Identifiers: []Identifier{{Scheme: "cedula", ID: "5892464"}}},
 			{ID: "X", Kind: Company, Name: "Zeta Quartz Lubricants Holdings"},
 			{ID: "Y", Kind: Company, Name: "Omicron Vellum Shipping Services"},
 			{ID: "P", Kind: Person, Name: "Wilhelmina Q. Zastrow-Pennyfeather"},
@@ -96,5 +98,43 @@ func TestScreenWithRealLists(t *testing.T) {
 	// MM reaches Y by ownership (through X) and by control: not control-only.
 	if len(ex.ControlOnly) != 0 {
 		t.Errorf("control only = %v, want none", ex.ControlOnly)
+	}
+}
+
+// A person whose name is exactly a listed person's is possibly listed, not
+// confirmed, without a matching identifier; companies are confirmed by an
+// exact name as before.
+func TestScreenerPredicateConfirmation(t *testing.T) {
+	pred := ScreenerPredicate(screenerWithRealLists(t))
+	tests := []struct {
+		name      string
+		node      Node
+		entry     string
+		confirmed bool
+	}{
+		{"person, exact name, no identifier", Node{ID: "MM", Kind: Person, Name: "Nicolas Maduro Moros", Jurisdiction: "VE"}, "us_sdn:22790", false},
+		{"person, exact name and identifier", Node{ID: "MM", Kind: Person, Name: "Nicolas Maduro Moros", Jurisdiction: "VE",
+			Identifiers: []Identifier{{Scheme: "cedula", ID: "5892464"}}}, "us_sdn:22790", true},
+		{"company, exact name", Node{ID: "NIOC", Kind: Company, Name: "National Iranian Oil Company", Jurisdiction: "IR"}, "us_sdn:11317", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := pred(tt.node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, l := range c.Listings {
+				if l.EntryID == tt.entry {
+					found = true
+					if l.Confirmed != tt.confirmed {
+						t.Errorf("%s confirmed = %v (%s), want %v", l.EntryID, l.Confirmed, l.Reason, tt.confirmed)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("listings %+v lack %s", c.Listings, tt.entry)
+			}
+		})
 	}
 }

@@ -110,6 +110,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Result, error) {
 // node screening as its predicate).
 func (b *Builder) assess(res *Result, sub ownership.Subgraph, root string) {
 	cr := ownership.Compute(sub, root, ownership.Options{Threshold: b.BOThreshold})
+	res.Truncated = res.Truncated || cr.Truncated
 	eff := map[string]ownership.Share{}
 	for _, o := range cr.Owners {
 		eff[o.Node.ID] = o.Share

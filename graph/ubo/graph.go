@@ -174,6 +174,10 @@ type Result struct {
 	ListsMissing         []string           `json:"lists_missing"`
 	BlocklistScreened    bool               `json:"blocklist_screened"`
 
+	// buildFailed marks the result of a build that failed on its last
+	// attempt (Failed); it is not serialized.
+	buildFailed bool
+
 	// exposure is the core's OFAC 50 percent answer the build computed
 	// (per-node listings, confirmed or not, and evidence paths), kept for
 	// KYCExposure; it is not serialized, so a cached result lacks it.
@@ -203,6 +207,14 @@ func Coverage() graph.Coverage {
 	return c
 }
 
+// Cacheable reports whether r may answer later identical requests: the
+// build succeeded and found the root. A failed build or a root not in the
+// ownership data is rebuilt on the next request, so new data or a
+// recovered dependency is seen. A nil result is not cacheable.
+func (r *Result) Cacheable() bool {
+	return r != nil && !r.buildFailed && r.RootFound
+}
+
 // Failed returns the result of a build that failed on its last attempt:
 // nothing was assessed, the risk is unknown, and the reason says why in
 // words safe to show (the message of a graph error, else a generic one).
@@ -213,7 +225,8 @@ func Failed(err error) *Result {
 		why = ge.Message
 	}
 	return &Result{
-		Candidates: []string{}, Nodes: []Node{}, Edges: []Edge{}, SanctionsMatches: []SanctionsMatch{},
+		buildFailed: true,
+		Candidates:  []string{}, Nodes: []Node{}, Edges: []Edge{}, SanctionsMatches: []SanctionsMatch{},
 		ClusterHits: []ClusterHit{}, BeneficialOwners: []Owner{}, ControlOnly: []Owner{},
 		OFAC50:               OFAC50{Status: OFACUnknown, Evidence: []string{}},
 		ShellCompanyVerdicts: map[string]Verdict{},

@@ -27,11 +27,15 @@ const (
 //     shell.
 //   - unknown: nothing above, and something could not be checked: the
 //     root is not in the ownership data, the sanctions lists were not all
-//     screened, or the blocklist was not screened.
+//     screened, the blocklist was not screened, a node's sanctions or
+//     blocklist screening failed, the OFAC 50% status is unknown, the
+//     traversal was truncated at max_hops, the root has no recorded
+//     owner at all, or the root name matched more than one entity (the
+//     one assessed may not be the one meant).
 //   - low: nothing above, and every check ran.
 //
-// Weaker findings (weak shell signals, a truncated traversal) are listed as
-// reasons without raising the risk. Absence of data is never low.
+// Weaker findings (weak shell signals) are listed as reasons without
+// raising the risk. Absence of data is never low.
 func Aggregate(r *Result) (string, []string) {
 	var high, medium, unknown, notes []string
 	if !r.RootFound {
@@ -88,8 +92,30 @@ func Aggregate(r *Result) (string, []string) {
 		if !r.BlocklistScreened {
 			unknown = append(unknown, "the cluster blocklist was not screened")
 		}
+		if len(r.Candidates) > 0 {
+			unknown = append(unknown, fmt.Sprintf("the root name is ambiguous: it matched %d entities; %s (%s) was assessed, not %s",
+				len(r.Candidates)+1, nodeName(r, r.RootEntityID), r.RootEntityID, strings.Join(r.Candidates, ", ")))
+		}
+		if r.OFAC50.Status == OFACUnknown || r.OFAC50.Status == "" {
+			unknown = append(unknown, "the OFAC 50% rule status is unknown: the ownership above the root could not be assessed")
+		}
+		if !hasOwner(r) {
+			unknown = append(unknown, "the root has no recorded owner in the ownership data: its beneficial owners are not identified")
+		}
+		if r.SanctionsCoverage != "" && r.SanctionsCoverage != "unavailable" {
+			if names := nodesWhere(r, func(n Node) bool { return !n.Sanctions.Screened }); names != "" {
+				unknown = append(unknown, "sanctions screening failed for: "+names)
+			}
+		}
+		if r.BlocklistScreened {
+			if names := nodesWhere(r, func(n Node) bool {
+				return n.Blocklist.Status != BlocklistClear && n.Blocklist.Status != BlocklistHit
+			}); names != "" {
+				unknown = append(unknown, "the cluster blocklist was not screened for: "+names)
+			}
+		}
 		if r.Truncated {
-			notes = append(notes, "the traversal stopped at max_hops with owners beyond it: ownership above is not assessed")
+			unknown = append(unknown, "the traversal stopped at max_hops with owners beyond it: ownership above is not assessed")
 		}
 	}
 	var risk string
@@ -106,6 +132,29 @@ func Aggregate(r *Result) (string, []string) {
 		reasons = append([]string{"no sanctions, blocklist, OFAC 50% or shell-company finding in the screened graph"}, notes...)
 	}
 	return risk, reasons
+}
+
+// hasOwner reports whether some node owns the root through an ownership
+// edge.
+func hasOwner(r *Result) bool {
+	for _, e := range r.Edges {
+		if e.Relation == RelOwns && e.To == r.RootEntityID {
+			return true
+		}
+	}
+	return false
+}
+
+// nodesWhere returns the names of the nodes for which f is true, joined;
+// "" when none.
+func nodesWhere(r *Result, f func(Node) bool) string {
+	var names []string
+	for _, n := range r.Nodes {
+		if f(n) {
+			names = append(names, n.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func matchedEntities(r *Result) []string {

@@ -9,7 +9,11 @@ func TestAggregate(t *testing.T) {
 	base := func() *Result {
 		return &Result{
 			RootEntityID: "R", RootFound: true,
-			Nodes:                []Node{{ID: "R", Name: "Root Co"}, {ID: "O", Name: "Owner Co"}},
+			Nodes: []Node{
+				{ID: "R", Name: "Root Co", Sanctions: NodeScreening{Screened: true}, Blocklist: BlocklistResult{Status: BlocklistClear}},
+				{ID: "O", Name: "Owner Co", Sanctions: NodeScreening{Screened: true}, Blocklist: BlocklistResult{Status: BlocklistClear}},
+			},
+			Edges:                []Edge{{From: "O", To: "R", Relation: RelOwns, Pct: new(60.0)}},
 			SanctionsCoverage:    "complete",
 			BlocklistScreened:    true,
 			OFAC50:               OFAC50{Status: OFACNotBlocked},
@@ -66,7 +70,33 @@ func TestAggregate(t *testing.T) {
 			r.BlocklistScreened = false
 			r.SanctionsMatches = []SanctionsMatch{{EntityID: "O", List: "eu", SourceID: "EU.1", ListedName: "OWNER"}}
 		}, RiskMedium, []string{"matches a sanctions list", "the cluster blocklist was not screened"}},
-		{"truncated traversal is noted", func(r *Result) { r.Truncated = true }, RiskLow, []string{"no sanctions", "stopped at max_hops"}},
+		{"truncated traversal is unknown", func(r *Result) { r.Truncated = true }, RiskUnknown, []string{"stopped at max_hops"}},
+		{"OFAC 50 status unknown is unknown", func(r *Result) {
+			r.OFAC50 = OFAC50{Status: OFACUnknown}
+		}, RiskUnknown, []string{"the OFAC 50% rule status is unknown"}},
+		{"a node that failed sanctions screening is unknown", func(r *Result) {
+			r.Nodes[1].Sanctions = NodeScreening{Screened: false, Reason: "timeout"}
+		}, RiskUnknown, []string{"sanctions screening failed for: Owner Co"}},
+		{"a node not screened against the blocklist is unknown", func(r *Result) {
+			r.Nodes[1].Blocklist = BlocklistResult{Status: BlocklistNotScreened}
+		}, RiskUnknown, []string{"the cluster blocklist was not screened for: Owner Co"}},
+		{"root with no recorded owner is unknown", func(r *Result) {
+			r.Edges = []Edge{{From: "O", To: "R", Relation: RelControls, Role: "board_appointment"}}
+		}, RiskUnknown, []string{"the root has no recorded owner"}},
+		{"ambiguous root name is unknown", func(r *Result) {
+			r.Candidates = []string{"R2", "R3"}
+		}, RiskUnknown, []string{"the root name is ambiguous: it matched 3 entities; Root Co (R) was assessed, not R2, R3"}},
+		{"ambiguous root name with a finding keeps the finding", func(r *Result) {
+			r.Candidates = []string{"R2"}
+			r.SanctionsMatches = []SanctionsMatch{{EntityID: "O", List: "un", SourceID: "QDe.1", ListedName: "OWNER"}}
+		}, RiskMedium, []string{"Owner Co in the ownership graph matches a sanctions list", "ambiguous: it matched 2 entities"}},
+		{"every gap is listed", func(r *Result) {
+			r.Truncated = true
+			r.OFAC50 = OFAC50{Status: OFACUnknown}
+			r.Edges = nil
+			r.Nodes[0].Sanctions.Screened = false
+			r.Nodes[1].Blocklist.Status = BlocklistNotScreened
+		}, RiskUnknown, []string{"OFAC 50% rule status is unknown", "no recorded owner", "sanctions screening failed for: Root Co", "blocklist was not screened for: Owner Co", "stopped at max_hops"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

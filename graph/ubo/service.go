@@ -10,6 +10,7 @@ import (
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/graph/country"
+	"github.com/tradecompliance/compliance/graph/sanctions"
 )
 
 // Request is one UBO screening request.
@@ -22,7 +23,12 @@ type Request struct {
 // Key is what a cached graph answers for: the same member, normalized root
 // name, jurisdiction and hops.
 type Key struct {
-	RootName     string // cluster.Normalize of the root name
+	// RootName is sanctions.NormalizeKey of the root name, the key the
+	// ownership graph resolves the root by (graphdb EntitiesByName), so two
+	// names share a cached graph only when they resolve to the same root.
+	// A name whose key is empty (only legal forms) is keyed "=" followed by
+	// its cluster.Normalize form; it resolves to no root.
+	RootName     string
 	Jurisdiction string // ISO alpha-2, "" for any
 	MaxHops      int
 }
@@ -46,6 +52,10 @@ func Normalize(name, jurisdiction string, maxHops *int) (Request, Key, error) {
 	if utf8.RuneCountInString(norm) < 2 {
 		return Request{}, Key{}, graph.Invalid("root_entity_name", "root_entity_name must hold at least 2 letters or digits")
 	}
+	key := sanctions.NormalizeKey(name)
+	if key == "" {
+		key = "=" + norm
+	}
 	r := Request{RootEntityName: name, MaxHops: DefaultMaxHops}
 	if j := strings.TrimSpace(jurisdiction); j != "" {
 		c, ok := country.Default().Resolve(j)
@@ -60,7 +70,7 @@ func Normalize(name, jurisdiction string, maxHops *int) (Request, Key, error) {
 		}
 		r.MaxHops = *maxHops
 	}
-	return r, Key{RootName: norm, Jurisdiction: r.RootJurisdiction, MaxHops: r.MaxHops}, nil
+	return r, Key{RootName: key, Jurisdiction: r.RootJurisdiction, MaxHops: r.MaxHops}, nil
 }
 
 func hasControlFree(s string) bool {

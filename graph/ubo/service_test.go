@@ -21,11 +21,15 @@ func TestNormalize(t *testing.T) {
 		field   string // of the invalid error, "" for success
 		message string
 	}{
-		{name: "defaults", root: "  BP p.l.c. ", want: Request{RootEntityName: "BP p.l.c.", MaxHops: 3}, key: Key{RootName: "bpplc", MaxHops: 3}},
+		{name: "defaults", root: "  BP p.l.c. ", want: Request{RootEntityName: "BP p.l.c.", MaxHops: 3}, key: Key{RootName: "bp", MaxHops: 3}},
 		{name: "jurisdiction by name", root: "BP plc", jur: "United Kingdom", hops: intp(6),
-			want: Request{RootEntityName: "BP plc", RootJurisdiction: "GB", MaxHops: 6}, key: Key{RootName: "bpplc", Jurisdiction: "GB", MaxHops: 6}},
+			want: Request{RootEntityName: "BP plc", RootJurisdiction: "GB", MaxHops: 6}, key: Key{RootName: "bp", Jurisdiction: "GB", MaxHops: 6}},
 		{name: "jurisdiction by alpha-3", root: "Acme", jur: "vgb", hops: intp(1),
 			want: Request{RootEntityName: "Acme", RootJurisdiction: "VG", MaxHops: 1}, key: Key{RootName: "acme", Jurisdiction: "VG", MaxHops: 1}},
+		{name: "spaces separate words in the key", root: "Pan Am Trading", want: Request{RootEntityName: "Pan Am Trading", MaxHops: 3},
+			key: Key{RootName: "am pan trading", MaxHops: 3}},
+		{name: "words run together are another key", root: "Panam Trading", want: Request{RootEntityName: "Panam Trading", MaxHops: 3},
+			key: Key{RootName: "panam trading", MaxHops: 3}},
 		{name: "missing name", root: "", field: "root_entity_name", message: "root_entity_name is required"},
 		{name: "punctuation only", root: "-.-", field: "root_entity_name", message: "at least 2 letters or digits"},
 		{name: "control character", root: "Acme\x00Ltd", field: "root_entity_name", message: "control characters"},

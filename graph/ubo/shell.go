@@ -177,12 +177,13 @@ func secrecySignal(n Node) (Signal, bool) {
 	return Signal{SignalSecrecyJurisdiction, fmt.Sprintf("registered in %s: %s", strings.ToUpper(n.Jurisdiction), why)}, true
 }
 
-// noPersonSignal walks every upstream ownership chain of id (simple paths
-// only) and fires when none ends in a natural person: each ends in a
-// company, a trust, or an entity whose owners are not recorded. An entity
-// with no recorded owner at all fires too ("no owner recorded"). A chain
-// cut by the hop limit (its top in beyond) is not known to end without a
-// person, so the signal does not fire.
+// noPersonSignal searches the upstream ownership graph of id (breadth
+// first, each entity once) and fires when no natural person is reachable:
+// every chain ends in a company, a trust, or an entity whose owners are not
+// recorded. An entity with no recorded owner at all fires too ("no owner
+// recorded"). A chain cut by the hop limit (its top in beyond) is not known
+// to end without a person, so the signal does not fire. The answer is that
+// of enumerating every simple path, in time linear in the graph.
 func noPersonSignal(id string, owners map[string][]Edge, byID map[string]*Node, beyond map[string]bool) (Signal, bool) {
 	if beyond[id] {
 		return Signal{}, false
@@ -192,40 +193,36 @@ func noPersonSignal(id string, owners map[string][]Edge, byID map[string]*Node, 
 	}
 	var tops []string
 	personFound := false
-	onPath := map[string]bool{id: true}
-	var walk func(cur string)
-	walk = func(cur string) {
-		if personFound {
-			return
-		}
-		ups := owners[cur]
+	seen := map[string]bool{id: true}
+	queue := []string{id}
+	for len(queue) > 0 && !personFound {
+		cur := queue[0]
+		queue = queue[1:]
 		if beyond[cur] {
 			personFound = true // unknown: may be a person
-			return
+			break
 		}
+		ups := owners[cur]
 		if len(ups) == 0 {
-			n := byID[cur]
-			if n != nil && n.Kind == KindPerson {
+			if n := byID[cur]; n != nil && n.Kind == KindPerson {
 				personFound = true
-				return
+				break
 			}
 			tops = append(tops, describe(cur, byID))
-			return
+			continue
 		}
 		for _, e := range ups {
-			if onPath[e.From] {
+			if seen[e.From] {
 				continue
 			}
 			if n := byID[e.From]; n != nil && n.Kind == KindPerson {
 				personFound = true
-				return
+				break
 			}
-			onPath[e.From] = true
-			walk(e.From)
-			onPath[e.From] = false
+			seen[e.From] = true
+			queue = append(queue, e.From)
 		}
 	}
-	walk(id)
 	if personFound {
 		return Signal{}, false
 	}

@@ -248,3 +248,72 @@ func TestShellVerdictsOnlyForLegalEntities(t *testing.T) {
 		t.Errorf("Shell verdict keys = %v, want %v", ids, want)
 	}
 }
+
+// dense returns layers of width companies where each company owns every
+// company of the layer below: width^layers upstream paths from L0-0, far
+// too many to enumerate. top, when set, owns every company of the top
+// layer.
+func dense(layers, width int, top *Node) ([]Node, []Edge) {
+	var nodes []Node
+	var edges []Edge
+	id := func(l, i int) string {
+		return "L" + string(rune('0'+l/10)) + string(rune('0'+l%10)) + "-" + string(rune('0'+i))
+	}
+	for l := range layers {
+		for i := range width {
+			nodes = append(nodes, co(id(l, i), "GB"))
+			if l > 0 {
+				for j := range width {
+					edges = append(edges, owns(id(l, i), id(l-1, j), 100/float64(width)))
+				}
+			}
+		}
+	}
+	if top != nil {
+		nodes = append(nodes, *top)
+		for i := range width {
+			edges = append(edges, owns(top.ID, id(layers-1, i), 100/float64(width)))
+		}
+	}
+	return nodes, edges
+}
+
+// The no-natural-person check visits each entity once: a dense
+// person-free graph of 8^20 upstream paths finishes with the same answer
+// as the path enumeration it replaced.
+func TestNoPersonSignalDenseGraph(t *testing.T) {
+	p := person("P")
+	tests := []struct {
+		name     string
+		top      *Node
+		frontier []string
+		fires    bool
+		detail   string
+	}{
+		{name: "person-free: every chain ends in a company", fires: true,
+			detail: "every upstream ownership chain ends without a natural person, at Co L19-0 (company), Co L19-1 (company), Co L19-2 (company), Co L19-3 (company), Co L19-4 (company), and 3 more"},
+		{name: "a person above the top layer", top: &p, fires: false},
+		{name: "a top-layer company beyond the hop limit", frontier: []string{"L19-5"}, fires: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes, edges := dense(20, 8, tt.top)
+			byID := map[string]*Node{}
+			for i := range nodes {
+				byID[nodes[i].ID] = &nodes[i]
+			}
+			owners := map[string][]Edge{}
+			for _, e := range edges {
+				owners[e.To] = append(owners[e.To], e)
+			}
+			beyond := map[string]bool{}
+			for _, id := range tt.frontier {
+				beyond[id] = true
+			}
+			s, ok := noPersonSignal("L00-0", owners, byID, beyond)
+			if ok != tt.fires || (tt.fires && s.Evidence != tt.detail) {
+				t.Errorf("noPersonSignal = %+v, %v; want fires %v with %q", s, ok, tt.fires, tt.detail)
+			}
+		})
+	}
+}

@@ -1,0 +1,4 @@
+package relational
+
+// FinishUBOGraph exposes finishUBOGraph to the external tests.
+var FinishUBOGraph = (*DB).finishUBOGraph
