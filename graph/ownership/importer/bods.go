@@ -17,6 +17,9 @@ import (
 //     except arrangements (trusts and nominations), which give trusts.
 //   - A shareholding interest gives OWNS with its share: exact, or
 //     minimum/exclusiveMinimum .. maximum/exclusiveMaximum, or unknown.
+//     exclusiveMinimum/exclusiveMaximum are numbers in 0.4 and booleans
+//     (flags on minimum/maximum) in 0.2. Bands are closed intervals: an
+//     exclusive bound of 25 is carried as 25.
 //   - Voting rights give CONTROLS voting_rights (its share kept as a band);
 //     board appointment, board member and board chair give CONTROLS
 //     board_appointment; every other interest (other influence, trustee,
@@ -117,8 +120,10 @@ type bodsInterest struct {
 		Exact        *float64 `json:"exact"`
 		Minimum      *float64 `json:"minimum"`
 		Maximum      *float64 `json:"maximum"`
-		ExclusiveMin *float64 `json:"exclusiveMinimum"`
-		ExclusiveMax *float64 `json:"exclusiveMaximum"`
+		// A number in 0.4 (the bound itself), a boolean in 0.2 (whether
+		// minimum or maximum is exclusive).
+		ExclusiveMin json.RawMessage `json:"exclusiveMinimum"`
+		ExclusiveMax json.RawMessage `json:"exclusiveMaximum"`
 	} `json:"share"`
 	StartDate        string `json:"startDate"`
 	EndDate          string `json:"endDate"`
@@ -294,7 +299,10 @@ func ParseBODS(file string, data []byte) (ownership.Batch, Stats, error) {
 				continue
 			}
 			e := ownership.Edge{From: r.party, To: r.subject, AsOf: firstNonEmpty(r.asOf, in.StartDate), Source: r.source}
-			lo, hi, exact := shareOf(in)
+			lo, hi, exact, err := shareOf(in)
+			if err != nil {
+				return ownership.Batch{}, st, lineError(file, r.line, "%s", err)
+			}
 			switch normInterest(in.Type) {
 			case "shareholding", "":
 				e.Relation = ownership.Owns
@@ -417,25 +425,53 @@ func normInterest(t string) string {
 	return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(t))
 }
 
-func shareOf(in bodsInterest) (lo, hi, exact *float64) {
+// shareOf returns an interest's share as an exact figure or a band. Bands
+// are closed intervals: an exclusive bound (a 0.4 exclusiveMinimum number,
+// or a 0.2 minimum flagged exclusiveMinimum true) is carried as the bound
+// itself, so "over 25% to 50%" is 25..50. It fails if an exclusive bound is
+// neither a number nor a boolean.
+func shareOf(in bodsInterest) (lo, hi, exact *float64, err error) {
 	if in.Share == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	s := in.Share
 	if s.Exact != nil {
-		return nil, nil, s.Exact
+		return nil, nil, s.Exact, nil
 	}
 	lo, hi = s.Minimum, s.Maximum
 	if lo == nil {
-		lo = s.ExclusiveMin
+		if lo, err = exclusiveBound("exclusiveMinimum", s.ExclusiveMin); err != nil {
+			return nil, nil, nil, err
+		}
+	} else if _, err = exclusiveBound("exclusiveMinimum", s.ExclusiveMin); err != nil {
+		return nil, nil, nil, err
 	}
 	if hi == nil {
-		hi = s.ExclusiveMax
+		if hi, err = exclusiveBound("exclusiveMaximum", s.ExclusiveMax); err != nil {
+			return nil, nil, nil, err
+		}
+	} else if _, err = exclusiveBound("exclusiveMaximum", s.ExclusiveMax); err != nil {
+		return nil, nil, nil, err
 	}
 	if lo != nil && hi != nil && *lo == *hi {
-		return nil, nil, lo
+		return nil, nil, lo, nil
 	}
-	return lo, hi, nil
+	return lo, hi, nil, nil
+}
+
+// exclusiveBound reads a 0.4 exclusive bound (a number, returned) or a 0.2
+// exclusivity flag (a boolean or null, which gives no bound). It fails for
+// any other JSON value.
+func exclusiveBound(field string, raw json.RawMessage) (*float64, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" || string(t) == "true" || string(t) == "false" {
+		return nil, nil
+	}
+	var v float64
+	if err := json.Unmarshal(t, &v); err != nil {
+		return nil, fmt.Errorf("share %s must be a number (BODS 0.4) or a boolean (BODS 0.2)", field)
+	}
+	return &v, nil
 }
 
 func checkShare(e ownership.Edge) error {

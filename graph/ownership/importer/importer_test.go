@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -321,5 +322,73 @@ func TestOpenOilNigeria(t *testing.T) {
 	res := ownership.Compute(ownership.UpstreamOf(b, tests[1].root, 4), tests[1].root, ownership.Options{})
 	if !slices.Contains(res.Caveats, ownership.CaveatOverallocated) {
 		t.Errorf("caveats %q lack the over-allocation caveat", res.Caveats)
+	}
+}
+
+// bods02 returns a BODS 0.2 file: entity "e", person "p" and one
+// ownership statement "o" of p in e with the given interests JSON.
+func bods02(interests string) string {
+	return `{"statementID":"e","statementType":"entityStatement","name":"E Ltd"}
+{"statementID":"p","statementType":"personStatement","names":[{"fullName":"P One"}]}
+{"statementID":"o","statementType":"ownershipOrControlStatement","subject":{"describedByEntityStatement":"e"},"interestedParty":{"describedByPersonStatement":"p"},"interests":` + interests + `}
+`
+}
+
+// edgeShares returns "from->to relation pct|min..max" for every edge.
+func edgeShares(b ownership.Batch) []string {
+	f := func(v *float64) string {
+		if v == nil {
+			return "_"
+		}
+		return strconv.FormatFloat(*v, 'f', -1, 64)
+	}
+	var out []string
+	for _, e := range b.Edges {
+		s := e.From + "->" + e.To + " " + string(e.Relation) + " "
+		if e.Pct != nil {
+			s += f(e.Pct)
+		} else {
+			s += f(e.PctMin) + ".." + f(e.PctMax)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestBODSShareBounds(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       []string
+		err        string
+	}{
+		{"0.2 exclusive minimum flag (UK PSC band)", bods02(`[{"type":"shareholding","share":{"minimum":25,"maximum":50,"exclusiveMinimum":true}}]`),
+			[]string{"bods:p->bods:e OWNS 25..50"}, ""},
+		{"0.2 both flags false", bods02(`[{"type":"shareholding","share":{"minimum":50,"maximum":75,"exclusiveMinimum":false,"exclusiveMaximum":false}}]`),
+			[]string{"bods:p->bods:e OWNS 50..75"}, ""},
+		{"0.2 exclusive maximum flag", bods02(`[{"type":"shareholding","share":{"minimum":75,"maximum":100,"exclusiveMinimum":true,"exclusiveMaximum":true}}]`),
+			[]string{"bods:p->bods:e OWNS 75..100"}, ""},
+		{"0.4 numeric bounds", `[{"recordId":"e","recordType":"entity","recordDetails":{"name":"E"}},
+{"recordId":"p","recordType":"person","recordDetails":{"names":[{"fullName":"P"}]}},
+{"recordId":"r","recordType":"relationship","recordDetails":{"subject":"e","interestedParty":"p","interests":[{"type":"shareholding","share":{"exclusiveMinimum":25,"exclusiveMaximum":50}}]}}]`,
+			[]string{"bods:p->bods:e OWNS 25..50"}, ""},
+		{"bound a string", bods02(`[{"type":"shareholding","share":{"minimum":25,"exclusiveMinimum":"yes"}}]`),
+			nil, "x.json line 3: share exclusiveMinimum must be a number (BODS 0.4) or a boolean (BODS 0.2)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _, err := Parse("x.json", []byte(tc.body), BODS)
+			if tc.err != "" {
+				if e := graph.AsError(err); e == nil || e.Code != graph.CodeInvalid || e.Message != tc.err {
+					t.Fatalf("Parse = %v, want invalid %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse = %v", err)
+			}
+			if got := edgeShares(b); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("edges = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
