@@ -117,9 +117,9 @@ type bodsCode struct {
 type bodsInterest struct {
 	Type  string `json:"type"`
 	Share *struct {
-		Exact        *float64 `json:"exact"`
-		Minimum      *float64 `json:"minimum"`
-		Maximum      *float64 `json:"maximum"`
+		Exact   *float64 `json:"exact"`
+		Minimum *float64 `json:"minimum"`
+		Maximum *float64 `json:"maximum"`
 		// A number in 0.4 (the bound itself), a boolean in 0.2 (whether
 		// minimum or maximum is exclusive).
 		ExclusiveMin json.RawMessage `json:"exclusiveMinimum"`
