@@ -30,8 +30,12 @@ import (
 //     type, gives OWNS with an unknown share (0..100): a beneficial-ownership
 //     register recorded the party as an owner without saying how much, so
 //     it is at least a "possible" beneficial owner, never a zero.
-//   - Interests with an endDate have ended and give no edge; 0.4 records
-//     with recordStatus "closed" give no edge.
+//   - Interests with an endDate have ended and give no edge. A 0.4
+//     relationship record stated more than once counts only by its last
+//     statement (latest statementDate, then file order); if that one has
+//     recordStatus "closed" the record gives no edge. A 0.2 ownership
+//     statement listed in another statement's replacesStatements gives no
+//     edge (the replacing statement restates what still holds).
 //   - Indirect interests (0.4 directOrIndirect "indirect") give no edge:
 //     they restate a chain whose direct edges are in the file (its
 //     componentRecords), and an extra direct edge would count the holding
@@ -206,8 +210,24 @@ func ParseBODS(file string, data []byte) (ownership.Batch, Stats, error) {
 		asOf, source   string
 		line           int
 	}
+	// 0.4: the last statement of each relationship record wins (the latest
+	// statementDate; file order among equal or missing dates), so a record
+	// re-stated as "closed" later in the file gives no edge.
+	latest := map[string]int{} // recordId -> index into all
+	for i, l := range all {
+		if l.s.RecordType != "relationship" || l.s.RecordID == "" {
+			continue
+		}
+		if j, ok := latest[l.s.RecordID]; ok {
+			prev, cur := all[j].s.StatementDate, l.s.StatementDate
+			if prev != "" && cur != "" && cur < prev {
+				continue
+			}
+		}
+		latest[l.s.RecordID] = i
+	}
 	var rels []rel
-	for _, l := range all {
+	for i, l := range all {
 		s := l.s
 		st.Records++
 		v04 := s.RecordType != ""
@@ -232,6 +252,10 @@ func ParseBODS(file string, data []byte) (ownership.Batch, Stats, error) {
 			case "entity", "person":
 				b.node(bodsNode("bods:"+s.RecordID, s.RecordType == "person", d, src))
 			case "relationship":
+				if latest[s.RecordID] != i {
+					st.skip("superseded statement")
+					continue
+				}
 				if s.RecordStatus == "closed" {
 					st.skip("closed relationship")
 					continue
@@ -263,6 +287,10 @@ func ParseBODS(file string, data []byte) (ownership.Batch, Stats, error) {
 			}
 			b.node(bodsNode("bods:"+s.StatementID, s.StatementType == "personStatement", &d, src))
 		case "ownershipOrControlStatement":
+			if by, ok := replaced[s.StatementID]; ok && by != s.StatementID {
+				st.skip("replaced statement")
+				continue
+			}
 			if s.Subject == nil || s.Subject.Entity == "" {
 				return ownership.Batch{}, st, lineError(file, l.line, "ownership statement has no subject.describedByEntityStatement")
 			}

@@ -392,3 +392,48 @@ func TestBODSShareBounds(t *testing.T) {
 		})
 	}
 }
+
+func TestBODSClosedAndReplaced(t *testing.T) {
+	const nodes04 = `{"recordId":"e","recordType":"entity","recordDetails":{"name":"E"}}
+{"recordId":"p","recordType":"person","recordDetails":{"names":[{"fullName":"P"}]}}
+`
+	rel04 := func(status, date string, pct int) string {
+		return `{"statementId":"s` + date + status + `","recordId":"r","recordType":"relationship","recordStatus":"` + status + `","statementDate":"` + date +
+			`","recordDetails":{"subject":"e","interestedParty":"p","interests":[{"type":"shareholding","share":{"exact":` + strconv.Itoa(pct) + `}}]}}` + "\n"
+	}
+	const nodes02 = `{"statementID":"e","statementType":"entityStatement","name":"E Ltd"}
+{"statementID":"p","statementType":"personStatement","names":[{"fullName":"P One"}]}
+`
+	occ02 := func(id, replaces string, pct int) string {
+		r := ""
+		if replaces != "" {
+			r = `,"replacesStatements":["` + replaces + `"]`
+		}
+		return `{"statementID":"` + id + `","statementType":"ownershipOrControlStatement"` + r +
+			`,"subject":{"describedByEntityStatement":"e"},"interestedParty":{"describedByPersonStatement":"p"},"interests":[{"type":"shareholding","share":{"exact":` + strconv.Itoa(pct) + `}}]}` + "\n"
+	}
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"0.4 new then closed", nodes04 + rel04("new", "2024-01-01", 60) + rel04("closed", "2024-06-01", 60), nil},
+		{"0.4 closed then new later", nodes04 + rel04("closed", "2024-01-01", 60) + rel04("new", "2024-06-01", 40), []string{"bods:p->bods:e OWNS 40"}},
+		{"0.4 closed listed first but dated later", nodes04 + rel04("closed", "2024-06-01", 60) + rel04("new", "2024-01-01", 60), nil},
+		{"0.4 updated share", nodes04 + rel04("new", "2024-01-01", 60) + rel04("updated", "2024-03-01", 75), []string{"bods:p->bods:e OWNS 75"}},
+		{"0.4 undated: file order", nodes04 + rel04("new", "", 60) + rel04("closed", "", 60), nil},
+		{"0.2 replaced statement", nodes02 + occ02("o1", "", 60) + occ02("o2", "o1", 30), []string{"bods:p->bods:e OWNS 30"}},
+		{"0.2 replacement listed first", nodes02 + occ02("o2", "o1", 30) + occ02("o1", "", 60), []string{"bods:p->bods:e OWNS 30"}},
+		{"0.2 self-replacing", nodes02 + occ02("o1", "o1", 60), []string{"bods:p->bods:e OWNS 60"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _, err := Parse("x.json", []byte(tc.body), BODS)
+			if err != nil {
+				t.Fatalf("Parse = %v", err)
+			}
+			if got := edgeShares(b); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("edges = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
