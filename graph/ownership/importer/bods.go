@@ -36,10 +36,16 @@ import (
 //     recordStatus "closed" the record gives no edge. A 0.2 ownership
 //     statement listed in another statement's replacesStatements gives no
 //     edge (the replacing statement restates what still holds).
-//   - Indirect interests (0.4 directOrIndirect "indirect") give no edge:
-//     they restate a chain whose direct edges are in the file (its
-//     componentRecords), and an extra direct edge would count the holding
-//     twice. The engine recomputes the indirect figure from the chain.
+//   - An indirect interest (0.4 directOrIndirect "indirect") whose
+//     relationship lists componentRecords gives no edge: it restates a
+//     chain whose direct edges are in the file, and an extra edge would
+//     count the holding twice; the engine recomputes the indirect figure
+//     from the chain. Without componentRecords the chain is not stated, so
+//     the interest gives an edge owner -> subject with its share and the
+//     source suffixed " (indirect)". A 0.2 indirect interest (interestLevel
+//     "indirect") gives no edge: 0.2 cannot say whether the chain is in the
+//     file (a 0.3 componentStatementIDs can, and then also gives no edge),
+//     so it is skipped rather than risk counting a holding twice.
 //   - A party the file refers to but does not describe becomes a stub
 //     (named "BODS statement ID"), created only if absent.
 //   - 0.2 replacesStatements: references to a replaced statement resolve to
@@ -55,6 +61,7 @@ type bodsStatement struct {
 	Subject       *bodsRef        `json:"subject"`
 	Interested    *bodsRef        `json:"interestedParty"`
 	Replaces      []string        `json:"replacesStatements"`
+	Components02  []string        `json:"componentStatementIDs"` // BODS 0.3
 	EntityType    json.RawMessage `json:"entityType"`
 	// 0.2 entity and person fields live at the top level; 0.4 ones in
 	// recordDetails.
@@ -111,6 +118,7 @@ type bodsDetails struct {
 	Interests    []bodsInterest  `json:"interests"`
 	Subject04    json.RawMessage `json:"subject"`
 	Interested04 json.RawMessage `json:"interestedParty"`
+	Components04 []string        `json:"componentRecords"`
 }
 
 type bodsCode struct {
@@ -131,7 +139,8 @@ type bodsInterest struct {
 	} `json:"share"`
 	StartDate        string `json:"startDate"`
 	EndDate          string `json:"endDate"`
-	DirectOrIndirect string `json:"directOrIndirect"`
+	DirectOrIndirect string `json:"directOrIndirect"` // 0.4
+	InterestLevel    string `json:"interestLevel"`    // 0.2
 }
 
 // ParseBODS parses BODS 0.2 or 0.4 statements, as one JSON array or as
@@ -209,6 +218,8 @@ func ParseBODS(file string, data []byte) (ownership.Batch, Stats, error) {
 		interests      []bodsInterest
 		asOf, source   string
 		line           int
+		v02            bool // BODS 0.2 (or 0.3) statement
+		chain          bool // the statement names its component chain
 	}
 	// 0.4: the last statement of each relationship record wins (the latest
 	// statementDate; file order among equal or missing dates), so a record
@@ -270,7 +281,7 @@ func ParseBODS(file string, data []byte) (ownership.Batch, Stats, error) {
 					continue
 				}
 				rels = append(rels, rel{subject: "bods:" + subject, party: "bods:" + party, interests: d.Interests,
-					asOf: s.StatementDate, source: src, line: l.line})
+					asOf: s.StatementDate, source: src, line: l.line, chain: len(d.Components04) > 0})
 			default:
 				return ownership.Batch{}, st, lineError(file, l.line, "unknown recordType %q", s.RecordType)
 			}
@@ -298,7 +309,8 @@ func ParseBODS(file string, data []byte) (ownership.Batch, Stats, error) {
 				st.skip("unspecified interested party")
 				continue
 			}
-			r := rel{subject: "bods:" + resolve(s.Subject.Entity), interests: s.Interests, asOf: s.StatementDate, source: src, line: l.line}
+			r := rel{subject: "bods:" + resolve(s.Subject.Entity), interests: s.Interests, asOf: s.StatementDate, source: src, line: l.line,
+				v02: true, chain: len(s.Components02) > 0}
 			if s.Interested.Person != "" {
 				r.party, r.partyKind = "bods:"+resolve(s.Interested.Person), ownership.Person
 			} else {
@@ -322,11 +334,18 @@ func ParseBODS(file string, data []byte) (ownership.Batch, Stats, error) {
 				continue
 			}
 			live++
-			if in.DirectOrIndirect == "indirect" {
-				st.skip("indirect interest")
-				continue
-			}
 			e := ownership.Edge{From: r.party, To: r.subject, AsOf: firstNonEmpty(r.asOf, in.StartDate), Source: r.source}
+			if in.DirectOrIndirect == "indirect" || in.InterestLevel == "indirect" {
+				switch {
+				case r.chain:
+					st.skip("indirect interest (chain stated)")
+					continue
+				case r.v02:
+					st.skip("indirect interest (BODS 0.2: chain not stated)")
+					continue
+				}
+				e.Source += " (indirect)"
+			}
 			lo, hi, exact, err := shareOf(in)
 			if err != nil {
 				return ownership.Batch{}, st, lineError(file, r.line, "%s", err)

@@ -437,3 +437,54 @@ func TestBODSClosedAndReplaced(t *testing.T) {
 		})
 	}
 }
+
+func TestBODSIndirect(t *testing.T) {
+	const nodes04 = `{"recordId":"e","recordType":"entity","recordDetails":{"name":"E"}}
+{"recordId":"m","recordType":"entity","recordDetails":{"name":"M"}}
+{"recordId":"p","recordType":"person","recordDetails":{"names":[{"fullName":"P"}]}}
+`
+	const direct04 = `{"recordId":"r1","recordType":"relationship","recordDetails":{"subject":"e","interestedParty":"m","interests":[{"type":"shareholding","directOrIndirect":"direct","share":{"exact":60}}]}}
+`
+	indirect04 := func(components string) string {
+		return `{"recordId":"r2","recordType":"relationship","recordDetails":{"subject":"e","interestedParty":"p","interests":[{"type":"shareholding","directOrIndirect":"indirect","share":{"exact":30}}]` + components + `}}` + "\n"
+	}
+	occ02 := func(extra string) string {
+		return bods02(`[{"type":"shareholding","interestLevel":"indirect","share":{"exact":30}}]`+extra) + "\n"
+	}
+	tests := []struct {
+		name, body string
+		want       []string
+		source     string // of the p -> e edge, if any
+		skip       string
+	}{
+		{"0.4 chain stated", nodes04 + direct04 + indirect04(`,"componentRecords":["r1"]`),
+			[]string{"bods:m->bods:e OWNS 60"}, "", "indirect interest (chain stated)"},
+		{"0.4 chain not stated", nodes04 + indirect04(""),
+			[]string{"bods:p->bods:e OWNS 30"}, "bods (indirect)", ""},
+		{"0.4 empty componentRecords", nodes04 + indirect04(`,"componentRecords":[]`),
+			[]string{"bods:p->bods:e OWNS 30"}, "bods (indirect)", ""},
+		{"0.2 cannot tell", occ02(""), nil, "", "indirect interest (BODS 0.2: chain not stated)"},
+		{"0.3 chain stated", occ02(`,"componentStatementIDs":["x"]`), nil, "", "indirect interest (chain stated)"},
+		{"0.2 direct", bods02(`[{"type":"shareholding","interestLevel":"direct","share":{"exact":30}}]`),
+			[]string{"bods:p->bods:e OWNS 30"}, "bods", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, st, err := Parse("x.json", []byte(tc.body), BODS)
+			if err != nil {
+				t.Fatalf("Parse = %v", err)
+			}
+			if got := edgeShares(b); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("edges = %q, want %q", got, tc.want)
+			}
+			for _, e := range b.Edges {
+				if e.From == "bods:p" && e.Source != tc.source {
+					t.Errorf("source = %q, want %q", e.Source, tc.source)
+				}
+			}
+			if tc.skip != "" && st.Skipped[tc.skip] != 1 {
+				t.Errorf("skipped = %v, want one %q", st.Skipped, tc.skip)
+			}
+		})
+	}
+}
