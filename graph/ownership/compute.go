@@ -52,7 +52,8 @@ type Owner struct {
 // Controller is a natural person who controls the root: through a path
 // with at least one CONTROLS edge whose OWNS hops, if any, are each a
 // majority (minimum above 50 %), or through a chain of majority holdings
-// alone. Means lists the roles on those paths, plus "majority_ownership"
+// alone. A voting_rights edge that states a share confers control only
+// when its minimum is above 50 %; one without a share counts as control. Means lists the roles on those paths, plus "majority_ownership"
 // for a chain of majority holdings.
 type Controller struct {
 	Node  Node     `json:"node"`
@@ -261,7 +262,9 @@ func allOwns(hops []Edge) bool {
 }
 
 // controlMeans returns the means by which hops confer control, or nil when
-// they do not: each OWNS hop must be a majority (minimum above 50 %).
+// they do not: each OWNS hop must be a majority (minimum above 50 %), and
+// so must each voting_rights hop that states a share. Voting rights with
+// no stated share count as control (the model has no "possible" control).
 func controlMeans(hops []Edge) []string {
 	var means []string
 	for _, e := range hops {
@@ -271,6 +274,9 @@ func controlMeans(hops []Edge) []string {
 				return nil
 			}
 		case Controls:
+			if s := e.Share(); e.Role == VotingRights && !s.Unknown && s.Min <= 50+eps {
+				return nil
+			}
 			if !slices.Contains(means, string(e.Role)) {
 				means = append(means, string(e.Role))
 			}
