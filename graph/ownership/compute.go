@@ -94,9 +94,11 @@ type Result struct {
 	// Controllers are every person that controls the root.
 	Controllers []Controller `json:"controllers"`
 	// Unidentified are the non-person owners at the top of ownership chains
-	// (no owner of their own in the data, and not cut off by the hop
-	// limit): the share that ends in a company, trust or vessel whose
-	// owners are not known.
+	// (no OWNS owner in the data that is not already on the path, and not
+	// cut off by the hop limit): the share that ends in a company, trust
+	// or vessel whose owners are not known. A company held only through
+	// CONTROLS edges, or the last company reached in an ownership cycle
+	// with no outside owner, is such a top.
 	Unidentified []Owner `json:"unidentified"`
 	// Truncated is true when owners beyond MaxHops exist (Subgraph.Truncated)
 	// or a path reached MaxHops at a node whose owners were not walked;
@@ -224,6 +226,23 @@ func (g graphIndex) walk(root string, maxHops, maxPaths int, visit func(hops []E
 	return truncated, cycle, hopCut
 }
 
+// top reports whether the owner of hops (hops[0].From) is the top of its
+// ownership chain: it has no OWNS owner that is not already on the path.
+// CONTROLS edges into it do not count, and owners met again in a cycle
+// lead nowhere new.
+func (g graphIndex) top(hops []Edge) bool {
+	from := hops[0].From
+	for _, e := range g.owners[from] {
+		if e.Relation != Owns || e.From == hops[len(hops)-1].To {
+			continue
+		}
+		if !slices.ContainsFunc(hops, func(h Edge) bool { return h.From == e.From }) {
+			return false
+		}
+	}
+	return true
+}
+
 // product returns the share along hops: the products of the minima and of
 // the maxima, unknown when any hop is.
 func product(hops []Edge) Share {
@@ -339,7 +358,7 @@ func Compute(sub Subgraph, root string, opts Options) Result {
 				}
 				c.Paths = append(c.Paths, pathOf(hops))
 			}
-		} else if own && len(g.owners[from]) == 0 && !frontier[from] {
+		} else if own && g.top(hops) && !frontier[from] {
 			p := pathOf(hops)
 			unknown = unknown || p.Share.Unknown
 			add(unident, from, p)

@@ -374,3 +374,46 @@ func TestComputeVotingRights(t *testing.T) {
 		})
 	}
 }
+
+// A non-person is an unidentified top when it has no OWNS owner off the
+// current path: CONTROLS edges into it do not make its owners known, and
+// companies that only own each other in a cycle end the chain. Hand
+// computed; each top carries the share that reaches it.
+func TestComputeUnidentifiedTops(t *testing.T) {
+	people := []string{"P:person", "Q:person"}
+	tests := []struct {
+		name    string
+		sub     Subgraph
+		owners  []string
+		unident []string
+	}{
+		{name: "company held only through a CONTROLS edge", sub: g("R", 3, append(people, "R", "A"),
+			"A>R 70", "P>A ctl:board_appointment", "Q>R 30"),
+			owners: []string{"Q 30% beneficial_owner 1"}, unident: []string{"A 70% beneficial_owner 1"}},
+		{name: "company with an OWNS owner beside a CONTROLS edge is not a top", sub: g("R", 3, append(people, "R", "A"),
+			"A>R 60", "P>A 40", "Q>A ctl:board_appointment"),
+			owners: []string{"P 24% below_threshold 1"}, unident: []string{}},
+		{name: "two companies owning each other: B at 50% x 60% = 30%", sub: g("R", 4, append(people, "R", "A", "B"),
+			"A>R 60", "B>A 50", "A>B 50"),
+			owners: []string{}, unident: []string{"B 30% beneficial_owner 1"}},
+		{name: "cycle with an outside person owner has no top", sub: g("R", 4, append(people, "R", "A", "B"),
+			"A>R 60", "B>A 50", "A>B 50", "P>B 100"),
+			owners: []string{"P 30% beneficial_owner 1"}, unident: []string{}},
+		{name: "top owned back by the root", sub: g("R", 3, append(people, "R", "A"), "A>R 60", "R>A 50"),
+			owners: []string{}, unident: []string{"A 60% beneficial_owner 1"}},
+		{name: "three-company cycle: C at 50% x 40% x 80% = 16%", sub: g("R", 5, append(people, "R", "A", "B", "C"),
+			"A>R 80", "B>A 40", "C>B 50", "A>C 100"),
+			owners: []string{}, unident: []string{"C 16% below_threshold 1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Compute(tc.sub, tc.sub.Root, Options{})
+			if got := summary(res.Owners); !reflect.DeepEqual(got, tc.owners) {
+				t.Errorf("owners = %q, want %q", got, tc.owners)
+			}
+			if got := summary(res.Unidentified); !reflect.DeepEqual(got, tc.unident) {
+				t.Errorf("unidentified = %q, want %q", got, tc.unident)
+			}
+		})
+	}
+}
