@@ -52,7 +52,8 @@ type Owner struct {
 // Controller is a natural person who controls the root: through a path
 // with at least one CONTROLS edge whose OWNS hops, if any, are each a
 // majority (minimum above 50 %), or through a chain of majority holdings
-// alone. Means lists the roles on those paths, plus "majority_ownership"
+// alone. A voting_rights edge that states a share confers control only
+// when its minimum is above 50 %; one without a share counts as control. Means lists the roles on those paths, plus "majority_ownership"
 // for a chain of majority holdings.
 type Controller struct {
 	Node  Node     `json:"node"`
@@ -93,9 +94,11 @@ type Result struct {
 	// Controllers are every person that controls the root.
 	Controllers []Controller `json:"controllers"`
 	// Unidentified are the non-person owners at the top of ownership chains
-	// (no owner of their own in the data, and not cut off by the hop
-	// limit): the share that ends in a company, trust or vessel whose
-	// owners are not known.
+	// (no OWNS owner in the data that is not already on the path, and not
+	// cut off by the hop limit): the share that ends in a company, trust
+	// or vessel whose owners are not known. A company held only through
+	// CONTROLS edges, or the last company reached in an ownership cycle
+	// with no outside owner, is such a top.
 	Unidentified []Owner `json:"unidentified"`
 	// Truncated is true when owners beyond MaxHops exist (Subgraph.Truncated)
 	// or a path reached MaxHops at a node whose owners were not walked;
@@ -223,6 +226,23 @@ func (g graphIndex) walk(root string, maxHops, maxPaths int, visit func(hops []E
 	return truncated, cycle, hopCut
 }
 
+// top reports whether the owner of hops (hops[0].From) is the top of its
+// ownership chain: it has no OWNS owner that is not already on the path.
+// CONTROLS edges into it do not count, and owners met again in a cycle
+// lead nowhere new.
+func (g graphIndex) top(hops []Edge) bool {
+	from := hops[0].From
+	for _, e := range g.owners[from] {
+		if e.Relation != Owns || e.From == hops[len(hops)-1].To {
+			continue
+		}
+		if !slices.ContainsFunc(hops, func(h Edge) bool { return h.From == e.From }) {
+			return false
+		}
+	}
+	return true
+}
+
 // product returns the share along hops: the products of the minima and of
 // the maxima, unknown when any hop is.
 func product(hops []Edge) Share {
@@ -261,7 +281,9 @@ func allOwns(hops []Edge) bool {
 }
 
 // controlMeans returns the means by which hops confer control, or nil when
-// they do not: each OWNS hop must be a majority (minimum above 50 %).
+// they do not: each OWNS hop must be a majority (minimum above 50 %), and
+// so must each voting_rights hop that states a share. Voting rights with
+// no stated share count as control (the model has no "possible" control).
 func controlMeans(hops []Edge) []string {
 	var means []string
 	for _, e := range hops {
@@ -271,6 +293,9 @@ func controlMeans(hops []Edge) []string {
 				return nil
 			}
 		case Controls:
+			if s := e.Share(); e.Role == VotingRights && !s.Unknown && s.Min <= 50+eps {
+				return nil
+			}
 			if !slices.Contains(means, string(e.Role)) {
 				means = append(means, string(e.Role))
 			}
@@ -333,7 +358,7 @@ func Compute(sub Subgraph, root string, opts Options) Result {
 				}
 				c.Paths = append(c.Paths, pathOf(hops))
 			}
-		} else if own && len(g.owners[from]) == 0 && !frontier[from] {
+		} else if own && g.top(hops) && !frontier[from] {
 			p := pathOf(hops)
 			unknown = unknown || p.Share.Unknown
 			add(unident, from, p)

@@ -12,7 +12,7 @@ func p(v float64) *float64 { return &v }
 
 // g builds a subgraph from a compact spec: nodes "P:person" (default
 // company) and edges "A>B 60", "A>B 25-50", "A>B ?" (unknown), "A>B
-// ctl:board_appointment".
+// ctl:board_appointment", "A>B ctl:voting_rights 20" (a stated share).
 func g(root string, hops int, nodes []string, edges ...string) Subgraph {
 	sub := Subgraph{Root: root, MaxHops: hops}
 	for _, n := range nodes {
@@ -28,7 +28,11 @@ func g(root string, hops int, nodes []string, edges ...string) Subgraph {
 		e := Edge{Relation: Owns, From: from, To: to, Source: "hand"}
 		switch {
 		case strings.HasPrefix(share, "ctl:"):
-			e.Relation, e.Role = Controls, Role(strings.TrimPrefix(share, "ctl:"))
+			role, pct, ok := strings.Cut(strings.TrimPrefix(share, "ctl:"), " ")
+			e.Relation, e.Role = Controls, Role(role)
+			if ok {
+				e.Pct = p(atof(pct))
+			}
 		case share == "?":
 		case strings.Contains(share, "-"):
 			lo, hi, _ := strings.Cut(share, "-")
@@ -314,3 +318,102 @@ type testError string
 func (e testError) Error() string { return string(e) }
 
 const errTest = testError("lookup failed")
+
+// Voting rights confer control only as a stated majority (minimum above
+// 50 %) or when no share is stated; they are never ownership. Hand
+// computed from the Danish BODS shape: minority holders with 20 %
+// shares and 20 % voting rights control nothing.
+func TestComputeVotingRights(t *testing.T) {
+	people := []string{"P:person", "Q:person", "S:person"}
+	tests := []struct {
+		name        string
+		sub         Subgraph
+		owners      []string
+		controllers []string // "ID means,..."
+		controlOnly []string
+	}{
+		{name: "Danish sample: 20% + 20% voting minorities, 60% + 60% majority", sub: g("R", 3, append(people, "R"),
+			"P>R 20", "P>R ctl:voting_rights 20", "Q>R 20", "Q>R ctl:voting_rights 20", "S>R 60", "S>R ctl:voting_rights 60"),
+			owners:      []string{"S 60% beneficial_owner 1", "P 20% below_threshold 1", "Q 20% below_threshold 1"},
+			controllers: []string{"S majority_ownership,voting_rights"}, controlOnly: []string{}},
+		{name: "10% voting rights alone: no control, no ownership", sub: g("R", 3, append(people, "R"), "P>R ctl:voting_rights 10"),
+			owners: []string{}, controllers: []string{}, controlOnly: []string{}},
+		{name: "exactly 50% voting rights is not control", sub: g("R", 3, append(people, "R"), "P>R ctl:voting_rights 50"),
+			owners: []string{}, controllers: []string{}, controlOnly: []string{}},
+		{name: "51% voting rights is control, not ownership", sub: g("R", 3, append(people, "R"), "P>R ctl:voting_rights 51"),
+			owners: []string{}, controllers: []string{"P voting_rights"}, controlOnly: []string{"P"}},
+		{name: "voting rights with no stated share count as control", sub: g("R", 3, append(people, "R"), "P>R ctl:voting_rights"),
+			owners: []string{}, controllers: []string{"P voting_rights"}, controlOnly: []string{"P"}},
+		{name: "20% voting rights held through a wholly owned company", sub: g("R", 3, append(people, "R", "A"),
+			"P>A 100", "A>R ctl:voting_rights 20"),
+			owners: []string{}, controllers: []string{}, controlOnly: []string{}},
+		{name: "person with 20% voting rights in the majority owner", sub: g("R", 3, append(people, "R", "A"),
+			"P>A ctl:voting_rights 20", "A>R 80"),
+			owners: []string{}, controllers: []string{}, controlOnly: []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Compute(tc.sub, tc.sub.Root, Options{})
+			if got := summary(res.Owners); !reflect.DeepEqual(got, tc.owners) {
+				t.Errorf("owners = %q, want %q", got, tc.owners)
+			}
+			ctl := []string{}
+			for _, c := range res.Controllers {
+				ctl = append(ctl, c.Node.ID+" "+strings.Join(c.Means, ","))
+			}
+			if !reflect.DeepEqual(ctl, tc.controllers) {
+				t.Errorf("controllers = %q, want %q", ctl, tc.controllers)
+			}
+			co := []string{}
+			for _, c := range res.ControlOnly {
+				co = append(co, c.Node.ID)
+			}
+			if !reflect.DeepEqual(co, tc.controlOnly) {
+				t.Errorf("control only = %q, want %q", co, tc.controlOnly)
+			}
+		})
+	}
+}
+
+// A non-person is an unidentified top when it has no OWNS owner off the
+// current path: CONTROLS edges into it do not make its owners known, and
+// companies that only own each other in a cycle end the chain. Hand
+// computed; each top carries the share that reaches it.
+func TestComputeUnidentifiedTops(t *testing.T) {
+	people := []string{"P:person", "Q:person"}
+	tests := []struct {
+		name    string
+		sub     Subgraph
+		owners  []string
+		unident []string
+	}{
+		{name: "company held only through a CONTROLS edge", sub: g("R", 3, append(people, "R", "A"),
+			"A>R 70", "P>A ctl:board_appointment", "Q>R 30"),
+			owners: []string{"Q 30% beneficial_owner 1"}, unident: []string{"A 70% beneficial_owner 1"}},
+		{name: "company with an OWNS owner beside a CONTROLS edge is not a top", sub: g("R", 3, append(people, "R", "A"),
+			"A>R 60", "P>A 40", "Q>A ctl:board_appointment"),
+			owners: []string{"P 24% below_threshold 1"}, unident: []string{}},
+		{name: "two companies owning each other: B at 50% x 60% = 30%", sub: g("R", 4, append(people, "R", "A", "B"),
+			"A>R 60", "B>A 50", "A>B 50"),
+			owners: []string{}, unident: []string{"B 30% beneficial_owner 1"}},
+		{name: "cycle with an outside person owner has no top", sub: g("R", 4, append(people, "R", "A", "B"),
+			"A>R 60", "B>A 50", "A>B 50", "P>B 100"),
+			owners: []string{"P 30% beneficial_owner 1"}, unident: []string{}},
+		{name: "top owned back by the root", sub: g("R", 3, append(people, "R", "A"), "A>R 60", "R>A 50"),
+			owners: []string{}, unident: []string{"A 60% beneficial_owner 1"}},
+		{name: "three-company cycle: C at 50% x 40% x 80% = 16%", sub: g("R", 5, append(people, "R", "A", "B", "C"),
+			"A>R 80", "B>A 40", "C>B 50", "A>C 100"),
+			owners: []string{}, unident: []string{"C 16% below_threshold 1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Compute(tc.sub, tc.sub.Root, Options{})
+			if got := summary(res.Owners); !reflect.DeepEqual(got, tc.owners) {
+				t.Errorf("owners = %q, want %q", got, tc.owners)
+			}
+			if got := summary(res.Unidentified); !reflect.DeepEqual(got, tc.unident) {
+				t.Errorf("unidentified = %q, want %q", got, tc.unident)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package ubo
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/tradecompliance/compliance/graph"
@@ -23,7 +24,10 @@ type KYCExposure struct {
 // any) and maps it: Found is the root's; BlockedOwners are the owners and
 // controllers the core sanctions predicate lists (Confirmed on an exact
 // normalized name or identifier, else a fuzzy lead), each with its minimum
-// effective share and a path down to the company; the OFAC 50 status is
+// effective share (summed over its simple OWNS paths to the company within
+// the built graph, whatever owns it in turn) and a path down to the
+// company; AggregateBlockedShare sums the confirmed owners' shares,
+// counting a path only at the confirmed owner nearest the company; the OFAC 50 status is
 // blocked, possibly_blocked, below_threshold (not blocked with listed
 // owners), no_blocked_owners (not blocked, nobody listed, nothing
 // truncated) or not_assessed (not found, screening degraded, or owners
@@ -54,14 +58,24 @@ func exposureOf(res *Result) kyc.OwnershipExposure {
 		return x
 	}
 	names := map[string]string{}
-	eff := map[string]float64{}
 	for _, n := range res.Nodes {
 		names[n.ID] = n.Name
-		if n.EffectiveMin != nil {
-			eff[n.ID] = *n.EffectiveMin / 100
-		}
 	}
 	ex := res.exposure
+	confirmed := map[string]bool{}
+	for _, ne := range ex.Nodes {
+		for _, l := range ne.Listings {
+			confirmed[ne.Node.ID] = confirmed[ne.Node.ID] || (l.Confirmed && ne.Node.ID != res.RootEntityID)
+		}
+	}
+	eff := pathShares(ex.Paths, nil)
+	// The aggregate counts a path once: at the confirmed owner nearest
+	// the company, not again at a confirmed owner above it.
+	for id, v := range pathShares(ex.Paths, confirmed) {
+		if confirmed[id] {
+			x.AggregateBlockedShare += v
+		}
+	}
 	for _, ne := range ex.Nodes {
 		if len(ne.Listings) == 0 || ne.Node.ID == res.RootEntityID {
 			continue // blocked only through its owners, or the company itself
@@ -76,12 +90,9 @@ func exposureOf(res *Result) kyc.OwnershipExposure {
 			}
 		}
 		o.Path = pathNames(ex.Paths, ne.Node.ID, names)
-		if o.Confirmed {
-			x.AggregateBlockedShare += o.EffectiveShare
-		}
 		x.BlockedOwners = append(x.BlockedOwners, o)
 	}
-	x.AggregateBlockedShare = min(x.AggregateBlockedShare, 1)
+	x.AggregateBlockedShare = math.Round(min(x.AggregateBlockedShare, 1)*1e9) / 1e9
 	switch res.OFAC50.Status {
 	case OFACBlocked:
 		x.OFAC50Rule = kyc.OFAC50Blocked
@@ -98,6 +109,27 @@ func exposureOf(res *Result) kyc.OwnershipExposure {
 		}
 	}
 	return x
+}
+
+// pathShares returns, per owner, the sum over its all-OWNS paths to the
+// root of each path's minimum share, as a fraction capped at 1, leaving
+// out paths that pass through a node in skip below the owner. The paths
+// are the simple paths within the built subgraph, so a listed company
+// that has owners of its own counts too (its effective share in
+// ownership.Compute exists only for persons and chain tops).
+func pathShares(paths []ownership.Path, skip map[string]bool) map[string]float64 {
+	eff := map[string]float64{}
+	for _, p := range paths {
+		if len(p.Hops) == 0 || !allOwns(p.Hops) ||
+			slices.ContainsFunc(p.Hops[1:], func(h ownership.Hop) bool { return skip[h.From] }) {
+			continue
+		}
+		eff[p.Owner] += p.Share.Min / 100
+	}
+	for id, v := range eff {
+		eff[id] = math.Round(min(v, 1)*1e9) / 1e9
+	}
+	return eff
 }
 
 // pathNames returns the names along owner's shortest all-OWNS path to the
