@@ -116,9 +116,16 @@ func cmdOwnership(ctx context.Context, args []string) error {
 	}
 	base := fmt.Sprintf("anchored MATCH p50 %.2f ms, p95 %.2f ms", ms(baseTimes, 0.5), ms(baseTimes, 0.95))
 	note := fmt.Sprintf("%d nodes / %d edges upstream; one anchored query per node within 2 hops, 8 at a time", len(sub.Nodes), len(sub.Edges))
+	// The 60 s target is for 100,000 edges: a smaller import is reported
+	// without a verdict, and O2 then runs on a less populated graph.
+	importGoal, importTarget, importNote := Below, 60.0, "local Bolt server (NornicDB)"
+	if *edges != 100000 {
+		importGoal, importTarget = Info, 0
+		importNote += fmt.Sprintf("; the 60 s target is for 100,000 edges, this run imported %d (no verdict), and O2 ran on that smaller graph", *edges)
+	}
 	return appendResults(c.out,
-		Result{Section: "O1 ownership import", Name: fmt.Sprintf("import %d edges (%d nodes), CLI", *edges, nodes), Value: secs, Unit: "s", Goal: Below, Target: 60,
-			Note: "local Bolt server (NornicDB)"},
+		Result{Section: "O1 ownership import", Name: fmt.Sprintf("import %d edges (%d nodes), CLI", *edges, nodes), Value: secs, Unit: "s", Goal: importGoal, Target: importTarget,
+			Note: importNote},
 		Result{Section: "O1 ownership import", Name: "import throughput", Value: float64(*edges) / secs, Unit: "edges/s", Goal: Info},
 		Result{Section: "O2 effective ownership", Name: "Upstream(3 hops) + Compute p50", Value: ms(eoTimes, 0.5), Unit: "ms", Baseline: base, Goal: Info, Note: note},
 		Result{Section: "O2 effective ownership", Name: "Upstream(3 hops) + Compute p95", Value: ms(eoTimes, 0.95), Unit: "ms", Baseline: base, Goal: Below, Target: 150},
