@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Severity is a cluster record's tier. Ordered confirmed > likely >
@@ -71,7 +72,7 @@ func (r Record) Keys() []string {
 	var keys []string
 	for _, n := range append([]string{r.EntityName}, r.Aliases...) {
 		k := Normalize(n)
-		if len(k) < MinCheckChars || slices.Contains(keys, k) {
+		if utf8.RuneCountInString(k) < MinCheckChars || slices.Contains(keys, k) {
 			continue
 		}
 		keys = append(keys, k)

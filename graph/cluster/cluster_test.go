@@ -273,8 +273,21 @@ func TestSlugify(t *testing.T) {
 }
 
 func TestRecordKeys(t *testing.T) {
-	r := Record{EntityName: "Demo A Ltd", Aliases: []string{"DEMO A LTD.", "x", "Demo-A"}}
-	if got, want := r.Keys(), []string{"demoaltd", "demoa"}; !slices.Equal(got, want) {
-		t.Errorf("Keys() = %v, want %v", got, want)
+	tests := []struct {
+		name string
+		r    Record
+		want []string
+	}{
+		{"duplicates and one-letter aliases dropped", Record{EntityName: "Demo A Ltd", Aliases: []string{"DEMO A LTD.", "x", "Demo-A"}}, []string{"demoaltd", "demoa"}},
+		// A key the check cannot be asked for (under two letters or digits,
+		// counted as characters, not bytes) is not indexed.
+		{"one CJK character dropped, two kept", Record{EntityName: "東京石油", Aliases: []string{"東", "東京"}}, []string{"東京石油", "東京"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.r.Keys(); !slices.Equal(got, tt.want) {
+				t.Errorf("Keys() = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
