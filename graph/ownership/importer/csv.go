@@ -65,26 +65,16 @@ func ParseCSV(file string, data []byte) (ownership.Batch, Stats, error) {
 	}
 	b := newBuilder()
 	named := map[string]bool{}
+	rows := &csvRows{file: file, r: r, col: col}
 	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
+		more, err := rows.next()
+		if err != nil {
+			return ownership.Batch{}, st, err
+		}
+		if !more {
 			break
 		}
-		if err != nil {
-			line := 0
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.Line
-			}
-			return ownership.Batch{}, st, lineError(file, line, "%s", csvMessage(err))
-		}
-		line, _ := r.FieldPos(0)
-		get := func(c string) string {
-			if i, ok := col[c]; ok && i < len(rec) {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
+		line, get := rows.line, rows.get
 		st.Records++
 		var ids [2]string
 		for i, side := range []string{"owner", "owned"} {
@@ -163,12 +153,7 @@ func ParseCSV(file string, data []byte) (ownership.Batch, Stats, error) {
 		}
 		b.edge(e)
 	}
-	if st.Records == 0 {
-		return ownership.Batch{}, st, lineError(file, 2, "no rows after the header")
-	}
-	out := b.batch()
-	st.Nodes, st.Edges = len(out.Nodes), len(out.Edges)
-	return out, st, nil
+	return b.finish(file, st)
 }
 
 // parsePct parses a percentage: "60", "60.5", "60%"; "" gives nil.
@@ -213,4 +198,43 @@ func csvMessage(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// csvRows reads the data rows of a CSV file after its header, with the
+// columns of the header.
+type csvRows struct {
+	file string
+	r    *csv.Reader
+	col  map[string]int // lower-cased header name -> index
+	rec  []string
+	line int // the current row's line in the file
+}
+
+// next reads the next row. It returns false at the end of the file, and an
+// invalid error naming the file and line of a malformed row.
+func (c *csvRows) next() (bool, error) {
+	rec, err := c.r.Read()
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil {
+		line := 0
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			line = pe.Line
+		}
+		return false, lineError(c.file, line, "%s", csvMessage(err))
+	}
+	c.rec = rec
+	c.line, _ = c.r.FieldPos(0)
+	return true, nil
+}
+
+// get returns the current row's trimmed value of column name, "" when the
+// header or the row lacks it.
+func (c *csvRows) get(name string) string {
+	if i, ok := c.col[name]; ok && i < len(c.rec) {
+		return strings.TrimSpace(c.rec[i])
+	}
+	return ""
 }

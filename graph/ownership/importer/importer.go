@@ -214,3 +214,14 @@ func nameID(prefix, name string) string {
 func cleanName(s string) string {
 	return spaces.ReplaceAllString(strings.TrimSpace(s), " ")
 }
+
+// finish returns the batch built from file with its counts, or an invalid
+// error when the file had no data rows.
+func (b *builder) finish(file string, st Stats) (ownership.Batch, Stats, error) {
+	if st.Records == 0 {
+		return ownership.Batch{}, st, lineError(file, 2, "no rows after the header")
+	}
+	out := b.batch()
+	st.Nodes, st.Edges = len(out.Nodes), len(out.Edges)
+	return out, st, nil
+}

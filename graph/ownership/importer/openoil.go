@@ -3,8 +3,6 @@ package importer
 import (
 	"bytes"
 	"encoding/csv"
-	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -42,26 +40,16 @@ func ParseOpenOil(file string, data []byte) (ownership.Batch, Stats, error) {
 	}
 	src := "openoil: " + filepath.Base(file)
 	b := newBuilder()
+	rows := &csvRows{file: file, r: r, col: col}
 	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
+		more, err := rows.next()
+		if err != nil {
+			return ownership.Batch{}, st, err
+		}
+		if !more {
 			break
 		}
-		if err != nil {
-			line := 0
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.Line
-			}
-			return ownership.Batch{}, st, lineError(file, line, "%s", csvMessage(err))
-		}
-		line, _ := r.FieldPos(0)
-		get := func(c string) string {
-			if i, ok := col[c]; ok && i < len(rec) {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
+		line, get := rows.line, rows.get
 		st.Records++
 		company, parent := cleanName(get("company")), cleanName(get("parent"))
 		if company == "" {
@@ -93,12 +81,7 @@ func ParseOpenOil(file string, data []byte) (ownership.Batch, Stats, error) {
 		}
 		b.edge(ownership.Edge{Relation: ownership.Owns, From: p.ID, To: n.ID, Pct: pct, AsOf: openOilDate(get("source_date")), Source: src})
 	}
-	if st.Records == 0 {
-		return ownership.Batch{}, st, lineError(file, 2, "no rows after the header")
-	}
-	out := b.batch()
-	st.Nodes, st.Edges = len(out.Nodes), len(out.Edges)
-	return out, st, nil
+	return b.finish(file, st)
 }
 
 // openOilDate turns "06.07.13 00:00" (day.month.year) into "2013-07-06";
