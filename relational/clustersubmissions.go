@@ -117,16 +117,7 @@ func (db *DB) ListSubmissions(ctx context.Context, status string) ([]cluster.Sub
 	if err != nil {
 		return nil, storageAbsent(fmt.Errorf("list submissions: %w", err))
 	}
-	defer rows.Close()
-	out := []cluster.Submission{}
-	for rows.Next() {
-		s, err := scanSubmission(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, scanned(scanSubmission))
 }
 
 // TriageSubmission moves the pending submission id to t.Status in one

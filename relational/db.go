@@ -252,3 +252,9 @@ func (db *DB) TryLock(ctx context.Context, name string) (bool, func(), error) {
 		conn.Release()
 	}, nil
 }
+
+// scanned adapts a scan function over one row (the package's scanX
+// functions, shared with QueryRow) to pgx.CollectRows.
+func scanned[T any](scan func(pgx.Row) (T, error)) pgx.RowToFunc[T] {
+	return func(r pgx.CollectableRow) (T, error) { return scan(r) }
+}

@@ -343,16 +343,11 @@ func (db *DB) RunSteps(ctx context.Context, runID string, after int) ([]kyc.Step
 	if err != nil {
 		return nil, fmt.Errorf("run steps: %w", err)
 	}
-	defer rows.Close()
-	out := []kyc.StepResult{}
-	for rows.Next() {
-		s, err := scanStep(rows)
-		if err != nil {
-			return nil, fmt.Errorf("run steps: %w", err)
-		}
-		out = append(out, s)
+	out, err := pgx.CollectRows(rows, scanned(scanStep))
+	if err != nil {
+		return nil, fmt.Errorf("run steps: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // appendStepSQL inserts a step unless its seq is logged and, when it

@@ -180,16 +180,11 @@ func (db *DB) ListSubscriptions(ctx context.Context, memberID string) ([]webhook
 	if err != nil {
 		return nil, fmt.Errorf("list subscriptions: %w", err)
 	}
-	defer rows.Close()
-	out := []webhooks.Subscription{}
-	for rows.Next() {
-		s, err := scanSubscription(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list subscriptions: %w", err)
-		}
-		out = append(out, s)
+	out, err := pgx.CollectRows(rows, scanned(scanSubscription))
+	if err != nil {
+		return nil, fmt.Errorf("list subscriptions: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // DeleteSubscription soft-deletes the member's subscription and
@@ -252,16 +247,11 @@ func (db *DB) ListDeliveries(ctx context.Context, memberID string, f webhooks.De
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
-	defer rows.Close()
-	out := []webhooks.Delivery{}
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list deliveries: %w", err)
-		}
-		out = append(out, d)
+	out, err := pgx.CollectRows(rows, scanned(scanDelivery))
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ReplayDelivery re-queues a dead-lettered delivery: status pending, attempt
