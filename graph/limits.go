@@ -48,3 +48,26 @@ func RateLimited(what string, retryAfter time.Duration) *Error {
 		Details: map[string]any{"retry_after_seconds": secs},
 	}
 }
+
+// RouteBucket names the bucket of a REST route's rolling limit for one
+// caller; who is "key:<key id>" or "ip:<address>". A GraphQL field that
+// answers as a REST route counts against the same bucket (AllowRoute), so
+// the two transports share one limit.
+func RouteBucket(pattern, who string) string { return "route:" + pattern + ":" + who }
+
+// AllowRoute counts one call by c's key against the limit l of the REST
+// route pattern. It fails with RateLimited when the limit is reached, or
+// with the limiter's error; a nil limiter limits nothing.
+func AllowRoute(ctx context.Context, lim Limiter, pattern string, c *Caller, l Limit) error {
+	if lim == nil {
+		return nil
+	}
+	ok, wait, err := lim.Allow(ctx, RouteBucket(pattern, "key:"+c.Key.ID), l)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return RateLimited("rate limit of "+l.String()+" reached for "+pattern, wait)
+	}
+	return nil
+}

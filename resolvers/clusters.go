@@ -38,21 +38,6 @@ func (r *Resolver) clusterService() (*cluster.Service, error) {
 	return r.Clusters, nil
 }
 
-// limitCluster counts one call against the REST route's per-key bucket.
-func (r *Resolver) limitCluster(ctx context.Context, c *graph.Caller, route string, l graph.Limit) error {
-	if r.Limiter == nil {
-		return nil
-	}
-	ok, wait, err := r.Limiter.Allow(ctx, "route:"+route+":key:"+c.Key.ID, l)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return graph.RateLimited("rate limit of "+l.String()+" reached for "+route, wait)
-	}
-	return nil
-}
-
 func clusterRecordModel(rec cluster.Record) model.ClusterRecord {
 	m := model.ClusterRecord{ID: rec.ID, Slug: rec.Slug, EntityName: rec.EntityName, Aliases: nonNil(rec.Aliases),
 		Severity: string(rec.Severity), Country: optional(rec.Country), Group: optional(rec.Group), AddedAt: rec.AddedAt.UTC(), Source: rec.Source}

@@ -88,3 +88,9 @@ func (r *Resolver) jurisdiction(ctx context.Context, slug string) (*model.Jurisd
 	}
 	return &model.Jurisdiction{Jurisdiction: j}, nil
 }
+
+// limitRoute counts one call by c against the per-key limit of the REST
+// route pattern, the bucket the REST transport counts in too.
+func (r *Resolver) limitRoute(ctx context.Context, c *graph.Caller, pattern string, l graph.Limit) error {
+	return graph.AllowRoute(ctx, r.Limiter, pattern, c, l)
+}

@@ -27,18 +27,3 @@ func (r *Resolver) requireKYC(ctx context.Context) (*graph.Caller, *kyc.Service,
 	}
 	return c, r.KYC, nil
 }
-
-// limitKYC counts one call against the REST route's bucket.
-func (r *Resolver) limitKYC(ctx context.Context, c *graph.Caller, route string) error {
-	if r.Limiter == nil {
-		return nil
-	}
-	ok, wait, err := r.Limiter.Allow(ctx, "route:"+route+":key:"+c.Key.ID, kycLimit)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return graph.RateLimited("rate limit of "+kycLimit.String()+" reached for "+route, wait)
-	}
-	return nil
-}

@@ -340,20 +340,6 @@ func ownersWithRoles(os []ubo.Owner) []ubo.Owner {
 	return out
 }
 
-func (r *Resolver) limitUBOScreen(ctx context.Context, c *graph.Caller) error {
-	if r.Limiter == nil {
-		return nil
-	}
-	ok, wait, err := r.Limiter.Allow(ctx, "route:POST /api/v1/ubo/screen:key:"+c.Key.ID, uboScreenLimit)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return graph.RateLimited("rate limit of "+uboScreenLimit.String()+" reached for UBO screenings", wait)
-	}
-	return nil
-}
-
 var uboFieldNames = map[string]string{
 	"root_entity_name":  "input.rootEntityName",
 	"root_jurisdiction": "input.rootJurisdiction",

@@ -23,17 +23,3 @@ func requireWebhooks(ctx context.Context) (*graph.Caller, error) {
 // webhookTestLimit is the limit of test deliveries per key; the bucket is
 // the REST route's, so the two transports share one limit.
 var webhookTestLimit = graph.Limit{N: 30, Per: time.Minute}
-
-func (r *Resolver) limitWebhookTest(ctx context.Context, c *graph.Caller) error {
-	if r.Limiter == nil {
-		return nil
-	}
-	ok, wait, err := r.Limiter.Allow(ctx, "route:POST /api/v1/webhooks/{id}/test:key:"+c.Key.ID, webhookTestLimit)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return graph.RateLimited("rate limit of "+webhookTestLimit.String()+" reached for test deliveries", wait)
-	}
-	return nil
-}

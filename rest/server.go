@@ -188,7 +188,7 @@ func (s *server) guard(rt Route) http.Handler {
 			if caller != nil {
 				who = "key:" + caller.Key.ID
 			}
-			ok, wait, err := s.Limiter.Allow(ctx, "route:"+rt.Pattern+":"+who, *rt.Limit)
+			ok, wait, err := s.Limiter.Allow(ctx, graph.RouteBucket(rt.Pattern, who), *rt.Limit)
 			if err != nil {
 				fail(err)
 				return
