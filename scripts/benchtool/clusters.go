@@ -18,8 +18,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/tradecompliance/compliance/graph"
 )
 
 // clusterPath is the route F5 measures; clusterBucket prefixes its rolling
@@ -109,30 +107,6 @@ func (g *clusterSource) next(dst []byte) []byte {
 	return append(dst, g.tail...)
 }
 
-// insertClusterKeys issues n production keys with the cluster scope.
-func insertClusterKeys(ctx context.Context, db *pgx.Conn, memberID, name string, n int) ([]string, error) {
-	raws := make([]string, n)
-	ids := make([]string, n)
-	prefixes := make([]string, n)
-	hashes := make([][]byte, n)
-	for i := range n {
-		raws[i], prefixes[i], hashes[i] = graph.GenerateKey(graph.Production)
-		ids[i] = graph.NewID()
-	}
-	tag, err := db.Exec(ctx, `
-		INSERT INTO api_keys (id, member_id, name, key_prefix, key_hash, environment, scopes)
-		SELECT id, $2::uuid, $3 || ' ' || lpad(ord::text, 5, '0'), prefix, hash, 'production', '{cluster}'
-		FROM unnest($1::uuid[], $4::text[], $5::bytea[]) WITH ORDINALITY AS k(id, prefix, hash, ord)`,
-		ids, memberID, name, prefixes, hashes)
-	if err != nil {
-		return nil, fmt.Errorf("insert %d keys: %w", n, err)
-	}
-	if tag.RowsAffected() != int64(n) {
-		return nil, fmt.Errorf("inserted %d keys, not %d", tag.RowsAffected(), n)
-	}
-	return raws, nil
-}
-
 // verifyClusterQueries sends every query once (each key at most 100
 // times) and checks matched and highest_severity.
 func verifyClusterQueries(ctx context.Context, base string, qs []clusterQuery, keys []string) error {
@@ -218,7 +192,7 @@ func cmdClusters(ctx context.Context, args []string) error {
 		return err
 	}
 	queries := clusterQueries(*records)
-	verifyKeys, err := insertClusterKeys(ctx, db, memberID, "scripts/bench clusters verify", (len(queries)+99)/100)
+	verifyKeys, err := insertKeys(ctx, db, memberID, "scripts/bench clusters verify", "cluster", (len(queries)+99)/100)
 	if err != nil {
 		return err
 	}
@@ -242,7 +216,7 @@ func cmdClusters(ctx context.Context, args []string) error {
 	budget := clusterBurst + int(run/clusterInterval)
 	need := int(math.Ceil(1.5 * health.rps() * run.Seconds() / float64(budget)))
 	n := max(*nkeys, need, *conns)
-	keys, err := insertClusterKeys(ctx, db, memberID, "scripts/bench clusters", n)
+	keys, err := insertKeys(ctx, db, memberID, "scripts/bench clusters", "cluster", n)
 	if err != nil {
 		return err
 	}

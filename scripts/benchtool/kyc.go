@@ -23,8 +23,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/tradecompliance/compliance/graph"
 )
 
 // kycBodies are the screen requests cycled through: allowed, restricted and
@@ -47,27 +45,6 @@ func kycBodies(n int) [][]byte {
 		out[i], _ = json.Marshal(body)
 	}
 	return out
-}
-
-// insertKYCKeys issues n production keys with scope kyc to the member.
-func insertKYCKeys(ctx context.Context, db *pgx.Conn, memberID string, n int) ([]string, error) {
-	raws := make([]string, n)
-	ids := make([]string, n)
-	prefixes := make([]string, n)
-	hashes := make([][]byte, n)
-	for i := range n {
-		raws[i], prefixes[i], hashes[i] = graph.GenerateKey(graph.Production)
-		ids[i] = graph.NewID()
-	}
-	_, err := db.Exec(ctx, `
-		INSERT INTO api_keys (id, member_id, name, key_prefix, key_hash, environment, scopes)
-		SELECT id, $2::uuid, 'bench kyc ' || lpad(ord::text, 5, '0'), prefix, hash, 'production', '{kyc}'
-		FROM unnest($1::uuid[], $3::text[], $4::bytea[]) WITH ORDINALITY AS k(id, prefix, hash, ord)`,
-		ids, memberID, prefixes, hashes)
-	if err != nil {
-		return nil, fmt.Errorf("insert %d keys: %w", n, err)
-	}
-	return raws, nil
 }
 
 // arrivals sends rate requests per second for d at fixed intervals, each in
@@ -185,7 +162,7 @@ func cmdKYC(ctx context.Context, args []string) error {
 	}
 	total := int((*warmup+*duration).Seconds()*float64(*rate)) + 1
 	// 30 per minute per key, burst included: each key is used at most 5 times.
-	keys, err := insertKYCKeys(ctx, db, member, total/5+10)
+	keys, err := insertKeys(ctx, db, member, "bench kyc", "kyc", total/5+10)
 	if err != nil {
 		return err
 	}

@@ -130,9 +130,9 @@ func ensureMember(ctx context.Context, db *pgx.Conn, name string) (string, error
 	return id, err
 }
 
-// insertKeys issues n production keys with the regulatory scope to the
-// member, in one statement, and returns the raw keys.
-func insertKeys(ctx context.Context, db *pgx.Conn, memberID, name string, n int) ([]string, error) {
+// insertKeys issues n production keys with the one scope to the member, in
+// one statement, and returns the raw keys.
+func insertKeys(ctx context.Context, db *pgx.Conn, memberID, name, scope string, n int) ([]string, error) {
 	raws := make([]string, n)
 	ids := make([]string, n)
 	prefixes := make([]string, n)
@@ -143,9 +143,9 @@ func insertKeys(ctx context.Context, db *pgx.Conn, memberID, name string, n int)
 	}
 	tag, err := db.Exec(ctx, `
 		INSERT INTO api_keys (id, member_id, name, key_prefix, key_hash, environment, scopes)
-		SELECT id, $2::uuid, $3 || ' ' || lpad(ord::text, 5, '0'), prefix, hash, 'production', '{regulatory}'
+		SELECT id, $2::uuid, $3 || ' ' || lpad(ord::text, 5, '0'), prefix, hash, 'production', ARRAY[$6::text]
 		FROM unnest($1::uuid[], $4::text[], $5::bytea[]) WITH ORDINALITY AS k(id, prefix, hash, ord)`,
-		ids, memberID, name, prefixes, hashes)
+		ids, memberID, name, prefixes, hashes, scope)
 	if err != nil {
 		return nil, fmt.Errorf("insert %d keys: %w", n, err)
 	}
@@ -220,7 +220,7 @@ func cmdRegulatory(ctx context.Context, args []string) error {
 		return err
 	}
 	queries := checkQueries()
-	verifyKeys, err := insertKeys(ctx, db, memberID, "scripts/bench regulatory verify", (len(queries)+49)/50)
+	verifyKeys, err := insertKeys(ctx, db, memberID, "scripts/bench regulatory verify", "regulatory", (len(queries)+49)/50)
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func cmdRegulatory(ctx context.Context, args []string) error {
 	need := int(math.Ceil(1.5 * health.rps() * run.Seconds() / float64(budget)))
 	n := max(*nkeys, need, *conns)
 	t = time.Now()
-	keys, err := insertKeys(ctx, db, memberID, "scripts/bench regulatory", n)
+	keys, err := insertKeys(ctx, db, memberID, "scripts/bench regulatory", "regulatory", n)
 	if err != nil {
 		return err
 	}
