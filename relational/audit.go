@@ -16,88 +16,41 @@ import (
 const auditLockKey = 7402311801
 
 // AuditLog appends audit rows with group commit: concurrent Appends are
-// collected by one writer goroutine and committed together in a single
-// transaction, which extends the hash chain under an advisory lock. Append
-// returns only when its row is committed.
+// collected by a batcher (batch.go) and committed together in a single
+// transaction, one at a time, which extends the hash chain under an
+// advisory lock. Append returns only when its row is committed.
 type AuditLog struct {
-	db       *DB
-	reqs     chan auditReq
-	done     chan struct{}
-	maxBatch int
-}
-
-type auditReq struct {
-	row graph.AuditRow
-	res chan error
+	db    *DB
+	batch *batcher[graph.AuditRow, struct{}]
 }
 
 var _ graph.AuditLog = (*AuditLog)(nil)
 
-// NewAuditLog starts the writer; Close stops it.
+// NewAuditLog returns the log; Close waits for its last commit.
 func NewAuditLog(db *DB) *AuditLog {
-	a := &AuditLog{db: db, reqs: make(chan auditReq, 4096), done: make(chan struct{}), maxBatch: 512}
-	go a.loop()
+	a := &AuditLog{db: db}
+	a.batch = &batcher[graph.AuditRow, struct{}]{max: 512, inFlight: 1, run: a.commit}
 	return a
 }
 
-// Close stops the writer after committing the rows already handed to it.
-func (a *AuditLog) Close() {
-	close(a.reqs)
-	<-a.done
-}
+// Close returns once the rows already handed to the log are committed.
+func (a *AuditLog) Close() { a.batch.wait() }
 
-// Append hands the row to the writer and waits for its commit. It fails
+// Append commits the row with whatever other rows are waiting. It fails
 // when the transaction fails or ctx ends first (the row may then still be
 // committed).
 func (a *AuditLog) Append(ctx context.Context, r graph.AuditRow) error {
-	req := auditReq{row: r, res: make(chan error, 1)}
-	select {
-	case a.reqs <- req:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-req.res:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (a *AuditLog) loop() {
-	defer close(a.done)
-	batch := make([]auditReq, 0, a.maxBatch)
-	for first := range a.reqs {
-		batch = append(batch[:0], first)
-	drain:
-		for len(batch) < a.maxBatch {
-			select {
-			case r, ok := <-a.reqs:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		err := a.commit(batch)
-		if err != nil {
-			a.db.log.Error("audit append failed", "rows", len(batch), "err", err)
-		}
-		for _, r := range batch {
-			r.res <- err
-		}
-	}
+	_, err := a.batch.do(ctx, r)
+	return err
 }
 
 // commit writes the batch as one transaction: lock the chain, read its tip,
 // give each row a logged_at strictly after the tip's and its chain hash,
 // insert, commit.
-func (a *AuditLog) commit(batch []auditReq) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+func (a *AuditLog) commit(ctx context.Context, batch []graph.AuditRow) ([]struct{}, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return pgx.BeginFunc(ctx, a.db.Pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, a.db.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, auditLockKey); err != nil {
 			return err
 		}
@@ -110,7 +63,7 @@ func (a *AuditLog) commit(batch []auditReq) error {
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		rows := make([][]any, len(batch))
 		for i := range batch {
-			r := &batch[i].row
+			r := &batch[i]
 			if !now.After(last) {
 				now = last.Add(time.Microsecond)
 			}
@@ -128,6 +81,11 @@ func (a *AuditLog) commit(batch []auditReq) error {
 		}, pgx.CopyFromRows(rows))
 		return err
 	})
+	if err != nil {
+		a.db.log.Error("audit append failed", "rows", len(batch), "err", err)
+		return nil, err
+	}
+	return make([]struct{}, len(batch)), nil
 }
 
 func nullIfEmpty(s string) any {

@@ -38,6 +38,12 @@ type DB struct {
 	counters *pgxpool.Pool
 	log      *slog.Logger
 
+	// keys, gcra and quota batch the lookups every keyed request makes
+	// (batch.go): API keys by hash, rolling-limit and daily-quota counts.
+	keys  *batcher[[]byte, keyFound]
+	gcra  *batcher[gcraReq, gcraRes]
+	quota *batcher[string, quotaRes]
+
 	gooseOnce sync.Once
 	goose     *goose.Provider // migrates, under an advisory lock
 	gooseRead *goose.Provider // reads the migration state only
@@ -87,7 +93,11 @@ func New(databaseURL string, log *slog.Logger) (*DB, error) {
 		pool.Close()
 		return nil, graph.Unavailable("postgres", err)
 	}
-	return &DB{Pool: pool, counters: counters, log: log}, nil
+	db := &DB{Pool: pool, counters: counters, log: log}
+	db.keys = &batcher[[]byte, keyFound]{max: 256, inFlight: 2, run: db.keysByHash}
+	db.gcra = &batcher[gcraReq, gcraRes]{max: 256, inFlight: 2, run: db.allowBatch}
+	db.quota = &batcher[string, quotaRes]{max: 256, inFlight: 2, run: db.quotaBatch}
+	return db, nil
 }
 
 // Close closes the pool, waiting for connections in use to be released.
@@ -95,6 +105,9 @@ func (db *DB) Close() {
 	if db.gooseDB != nil {
 		db.gooseDB.Close()
 	}
+	db.keys.wait()
+	db.gcra.wait()
+	db.quota.wait()
 	db.counters.Close()
 	db.Pool.Close()
 }

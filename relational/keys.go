@@ -134,26 +134,59 @@ func (db *DB) RevokeKey(ctx context.Context, memberID, keyID string) (bool, erro
 var _ graph.KeyLookup = (*DB)(nil)
 
 // KeyByHash returns the key whose raw value hashes to hash, with its member,
-// or not_found.
+// or not_found. Concurrent lookups are answered by one query, each from
+// the table as it is after the lookup began, so a revoked key fails at
+// once on every instance.
 func (db *DB) KeyByHash(ctx context.Context, hash []byte) (graph.APIKey, graph.Member, error) {
-	row := db.Pool.QueryRow(ctx, `SELECT k.id, k.member_id, k.name, k.key_prefix, k.environment, k.scopes, k.is_active,
+	r, err := db.keys.do(ctx, hash)
+	if err != nil {
+		return graph.APIKey{}, graph.Member{}, fmt.Errorf("key by hash: %w", err)
+	}
+	if !r.found {
+		return r.key, r.member, graph.Errorf(graph.CodeNotFound, "no such key")
+	}
+	return r.key, r.member, nil
+}
+
+type keyFound struct {
+	key    graph.APIKey
+	member graph.Member
+	found  bool
+}
+
+// keysByHash looks up a batch of key hashes in one query.
+func (db *DB) keysByHash(ctx context.Context, hashes [][]byte) ([]keyFound, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rows, err := db.Pool.Query(ctx, `SELECT k.key_hash, k.id, k.member_id, k.name, k.key_prefix, k.environment, k.scopes, k.is_active,
 			k.last_used_at, k.created_at, k.expires_at, k.daily_call_cap,
 			m.id, m.name, m.plan_scopes, m.data_class, m.created_at
-		FROM api_keys k JOIN members m ON m.id = k.member_id WHERE k.key_hash = $1`, hash)
-	var k graph.APIKey
-	var m graph.Member
-	var env string
-	err := row.Scan(&k.ID, &k.MemberID, &k.Name, &k.KeyPrefix, &env, &k.Scopes, &k.IsActive,
-		&k.LastUsedAt, &k.CreatedAt, &k.ExpiresAt, &k.DailyCallCap,
-		&m.ID, &m.Name, &m.PlanScopes, &m.DataClass, &m.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return k, m, graph.Errorf(graph.CodeNotFound, "no such key")
-	}
+		FROM api_keys k JOIN members m ON m.id = k.member_id WHERE k.key_hash = ANY($1)`, hashes)
 	if err != nil {
-		return k, m, fmt.Errorf("key by hash: %w", err)
+		return nil, err
 	}
-	k.Environment = graph.Environment(env)
-	return k, m, nil
+	byHash := make(map[string]keyFound, len(hashes))
+	var hash []byte
+	var f keyFound
+	var env string
+	k, m := &f.key, &f.member
+	_, err = pgx.ForEachRow(rows, []any{&hash, &k.ID, &k.MemberID, &k.Name, &k.KeyPrefix, &env, &k.Scopes, &k.IsActive,
+		&k.LastUsedAt, &k.CreatedAt, &k.ExpiresAt, &k.DailyCallCap,
+		&m.ID, &m.Name, &m.PlanScopes, &m.DataClass, &m.CreatedAt}, func() error {
+		k.Environment = graph.Environment(env)
+		f.found = true
+		byHash[string(hash)] = f
+		f = keyFound{} // the next row must not share slices or pointers
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]keyFound, len(hashes))
+	for i, h := range hashes {
+		out[i] = byHash[string(h)]
+	}
+	return out, nil
 }
 
 // TouchKey sets the key's last_used_at to t unless it is already later.

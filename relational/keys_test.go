@@ -2,6 +2,8 @@ package relational_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,5 +68,60 @@ func TestKeysLifecycle(t *testing.T) {
 	db.Pool.QueryRow(ctx, `SELECT count(*) FROM api_keys WHERE key_prefix = $1 OR name = $1`, k.Raw).Scan(&n)
 	if n != 0 {
 		t.Errorf("raw key found in api_keys")
+	}
+}
+
+// TestKeyByHashConcurrent looks keys up from many goroutines on two handles
+// (two instances), so that lookups are batched: each gets its own key, an
+// unknown hash gets not_found beside known ones, and a key revoked on one
+// handle fails on the other at once, with no cache to wait out.
+func TestKeyByHashConcurrent(t *testing.T) {
+	ctx := context.Background()
+	db1, db2 := twoHandles(t)
+	keys := &graph.Keys{Store: db1}
+	m, err := db1.EnsureMember(ctx, "member-batch", graph.ProductionScopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := make([]graph.NewKey, 20)
+	for i := range created {
+		created[i], err = keys.Create(ctx, graph.CreateRequest{MemberID: m.ID, PlanScopes: m.PlanScopes, Name: fmt.Sprintf("k%02d", i), Scopes: []string{"kyc"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for round := range 10 {
+		for i, c := range created {
+			wg.Go(func() {
+				db := db1
+				if (round+i)%2 == 1 {
+					db = db2
+				}
+				k, mem, err := db.KeyByHash(ctx, graph.HashKey(c.Raw))
+				if err != nil || k.ID != c.ID || mem.ID != m.ID || k.Name != c.Name {
+					t.Errorf("KeyByHash(%s) = %s %s, %v; want %s of member %s", c.Name, k.ID, mem.ID, err, c.ID, m.ID)
+				}
+			})
+			wg.Go(func() {
+				_, _, err := db2.KeyByHash(ctx, graph.HashKey(fmt.Sprintf("ct_live_unknown_%d_%d", round, i)))
+				if graph.ErrorCode(err) != graph.CodeNotFound {
+					t.Errorf("KeyByHash(unknown) error = %v, want not_found", err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+
+	victim := created[3]
+	if was, err := db1.RevokeKey(ctx, m.ID, victim.ID); err != nil || !was {
+		t.Fatalf("RevokeKey = %v, %v", was, err)
+	}
+	auth := &graph.Authenticator{Store: db2}
+	if _, err := auth.Authenticate(ctx, victim.Raw); graph.ErrorCode(err) != graph.CodeUnauthenticated {
+		t.Errorf("Authenticate(revoked key) on the other handle right after revoking: error = %v, want unauthenticated", err)
+	}
+	if c, err := auth.Authenticate(ctx, created[4].Raw); err != nil || c.Key.ID != created[4].ID {
+		t.Errorf("Authenticate(another key) = %v, %v; want it", c, err)
 	}
 }

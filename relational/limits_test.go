@@ -135,6 +135,43 @@ func TestAllowGCRA(t *testing.T) {
 	})
 }
 
+// TestAllowBatchedAcrossBuckets sends many concurrent requests over
+// several buckets from two handles, so that batches hold several buckets,
+// some more than once, and the two handles' batches touch the same rows in
+// the same transaction-long locks: each bucket still allows exactly its
+// limit, and no batch fails (a lock-order cycle would show as a deadlock
+// error).
+func TestAllowBatchedAcrossBuckets(t *testing.T) {
+	ctx := context.Background()
+	db1, db2 := twoHandles(t)
+	lim := graph.Limit{N: 4, Per: time.Minute}
+	const buckets, perBucket = 12, 25
+	var allowed [buckets]atomic.Int32
+	var wg sync.WaitGroup
+	for i := range buckets * perBucket {
+		wg.Go(func() {
+			db := db1
+			if i%3 == 0 {
+				db = db2
+			}
+			b := (i * 7) % buckets // interleaved, so each batch mixes buckets in no order
+			ok, _, err := db.Allow(ctx, fmt.Sprintf("test:batched:%02d", b), lim)
+			if err != nil {
+				t.Errorf("Allow: %v", err)
+			}
+			if ok {
+				allowed[b].Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	for b := range allowed {
+		if n := allowed[b].Load(); n != int32(lim.N) {
+			t.Errorf("bucket %d: %d of %d concurrent requests allowed, want %d", b, n, perBucket, lim.N)
+		}
+	}
+}
+
 func TestQuotaDaily(t *testing.T) {
 	ctx := context.Background()
 	db1, db2 := twoHandles(t)

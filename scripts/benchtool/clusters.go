@@ -154,6 +154,7 @@ func cmdClusters(ctx context.Context, args []string) error {
 	records := fs.Int("records", 5000, "fictional records in the registry")
 	nkeys := fs.Int("keys", 1000, "production keys to issue at least")
 	member := fs.String("member", "bench-clusters", "member the keys are issued to (created when missing)")
+	perf := fs.Bool("perf", false, "record a system-wide `perf` CPU profile during the check window (distorts the figures)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -225,6 +226,7 @@ func cmdClusters(ctx context.Context, args []string) error {
 	addr := strings.TrimPrefix(s.base, "http://")
 	sources := make([]*clusterSource, *conns)
 	opts.path = clusterPath
+	opts.perf = *perf
 	opts.requests = func(i int) requestSource {
 		lo, hi := i*n / *conns, (i+1)*n / *conns
 		sources[i] = &clusterSource{
@@ -276,12 +278,9 @@ func cmdClusters(ctx context.Context, args []string) error {
 		{Section: sec, Name: "registry import", Value: float64(importTook.Milliseconds()), Unit: "ms", Goal: Info,
 			Note: fmt.Sprintf("`compliance clusters import --no-graph` of %d records with 2 aliases each, one transaction", *records)},
 	}
-	for _, r := range []loadRun{chk, health} {
-		rs = append(rs,
-			Result{Section: sec, Name: r.label + ": CPU share, server", Value: r.cpu.server, Unit: "%", Goal: Info},
-			Result{Section: sec, Name: r.label + ": CPU share, postgres", Value: r.cpu.postgres, Unit: "%", Goal: Info},
-			Result{Section: sec, Name: r.label + ": CPU share, load generator", Value: r.cpu.loadgen, Unit: "%", Goal: Info},
-		)
+	rs = append(rs, costResults(sec, chk, health)...)
+	if chk.perfOut != "" {
+		rs[0].Note += "; a perf profile was recorded during the check window, which costs CPU: " + chk.perfOut
 	}
 	return appendResults(c.out, rs...)
 }

@@ -500,3 +500,36 @@ func snapPG(ctx context.Context, db *pgx.Conn) pgSnap {
 		(SELECT wal_sync FROM pg_stat_wal)`).Scan(&p.xacts, &p.walSyncs)
 	return p
 }
+
+// costResults reports where a keyed route's time goes, against the healthz
+// baseline of the same server: Postgres transactions per request (with WAL
+// syncs and audit rows per group commit), and each process's CPU share with
+// its CPU time per request.
+func costResults(sec string, chk, health loadRun) []Result {
+	perReq := func(r loadRun, d time.Duration) float64 {
+		return safeDiv(float64(d.Microseconds()), float64(r.requests))
+	}
+	perOK := func(r loadRun, x int64) float64 { return safeDiv(float64(x), float64(r.requests)) }
+	rs := []Result{
+		{Section: sec, Name: "check: postgres transactions per request", Value: perOK(chk, chk.pgXacts), Unit: "xact/req", Goal: Info,
+			Baseline: fmt.Sprintf("healthz: %.2f", perOK(health, health.pgXacts)),
+			Note: fmt.Sprintf("pg_stat_database over the window (backends publish about once a second, so roughly); WAL syncs of the cluster: %.0f/s (healthz: %.0f/s); "+
+				"audit rows per group commit over the run: %.1f (healthz: %.1f)",
+				float64(chk.walSyncs)/chk.window.Seconds(), float64(health.walSyncs)/health.window.Seconds(),
+				safeDiv(float64(chk.auditRows), float64(chk.batches)), safeDiv(float64(health.auditRows), float64(health.batches)))},
+	}
+	for i, r := range []loadRun{chk, health} {
+		rs = append(rs,
+			Result{Section: sec, Name: r.label + ": CPU share, load generator", Value: r.cpu.loadgen, Unit: "%", Goal: Info,
+				Note: noteIf(i == 0, "measured as in B3: share = CPU time / wall time / nproc over the window")},
+			Result{Section: sec, Name: r.label + ": CPU share, server", Value: r.cpu.server, Unit: "%", Goal: Info,
+				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.serverCPU))},
+			Result{Section: sec, Name: r.label + ": CPU share, postgres", Value: r.cpu.postgres, Unit: "%", Goal: Info,
+				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.pgCPU))},
+			Result{Section: sec, Name: r.label + ": CPU share, other processes", Value: r.cpu.other(), Unit: "%", Goal: Info,
+				Baseline: fmt.Sprintf("whole machine busy: %.0f%%", r.cpu.machine),
+				Note:     otherNote(r)},
+		)
+	}
+	return rs
+}

@@ -152,6 +152,13 @@ func insertKeys(ctx context.Context, db *pgx.Conn, memberID, name, scope string,
 	if tag.RowsAffected() != int64(n) {
 		return nil, fmt.Errorf("inserted %d keys, not %d", tag.RowsAffected(), n)
 	}
+	// A deployment's api_keys grows a key at a time and autovacuum keeps
+	// its statistics; thousands inserted at once would leave the server's
+	// cached plans (made on a near-empty table) scanning the whole table
+	// until autovacuum's next pass. ANALYZE now, as it would have.
+	if _, err := db.Exec(ctx, `ANALYZE api_keys`); err != nil {
+		return nil, fmt.Errorf("analyze api_keys: %w", err)
+	}
 	return raws, nil
 }
 
@@ -292,10 +299,6 @@ func cmdRegulatory(ctx context.Context, args []string) error {
 	sec := "C5 regulatory check"
 	cfg := fmt.Sprintf("GET %s, %d keep-alive connections, %s warm-up, %s measured, same server for both runs; %d queries cycled (%d country forms x %d products x %d listing types, e.g. ?%s)",
 		checkPath, *conns, *warmup, *duration, len(queries), len(checkCountries), len(checkProducts), len(checkListings), queries[len(queries)/3+1].raw)
-	perReq := func(r loadRun, d time.Duration) float64 {
-		return safeDiv(float64(d.Microseconds()), float64(r.requests))
-	}
-	perOK := func(r loadRun, x int64) float64 { return safeDiv(float64(x), float64(r.requests)) }
 	rs := []Result{
 		{Section: sec, Name: "check: throughput", Value: chk.rps(), Unit: "req/s",
 			Baseline: "healthz: " + fmtNum(health.rps(), "req/s"), Goal: AtLeast, Target: 5000,
@@ -319,26 +322,8 @@ func cmdRegulatory(ctx context.Context, args []string) error {
 		{Section: sec, Name: "most requests sent with one key", Value: float64(maxUses), Unit: "requests",
 			Baseline: fmt.Sprintf("allowed: about %d", budget), Goal: Info,
 			Note: "warm-up and window together; over the allowance a key would be answered 429, counted as an error above"},
-		{Section: sec, Name: "check: postgres transactions per request", Value: perOK(chk, chk.pgXacts), Unit: "xact/req", Goal: Info,
-			Baseline: fmt.Sprintf("healthz: %.2f", perOK(health, health.pgXacts)),
-			Note: fmt.Sprintf("pg_stat_database over the window (backends publish about once a second, so roughly); WAL syncs of the cluster: %.0f/s (healthz: %.0f/s); "+
-				"audit rows per group commit over the run: %.1f (healthz: %.1f)",
-				float64(chk.walSyncs)/chk.window.Seconds(), float64(health.walSyncs)/health.window.Seconds(),
-				safeDiv(float64(chk.auditRows), float64(chk.batches)), safeDiv(float64(health.auditRows), float64(health.batches)))},
 	}
-	for i, r := range []loadRun{chk, health} {
-		rs = append(rs,
-			Result{Section: sec, Name: r.label + ": CPU share, load generator", Value: r.cpu.loadgen, Unit: "%", Goal: Info,
-				Note: noteIf(i == 0, "measured as in B3: share = CPU time / wall time / nproc over the window")},
-			Result{Section: sec, Name: r.label + ": CPU share, server", Value: r.cpu.server, Unit: "%", Goal: Info,
-				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.serverCPU))},
-			Result{Section: sec, Name: r.label + ": CPU share, postgres", Value: r.cpu.postgres, Unit: "%", Goal: Info,
-				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.pgCPU))},
-			Result{Section: sec, Name: r.label + ": CPU share, other processes", Value: r.cpu.other(), Unit: "%", Goal: Info,
-				Baseline: fmt.Sprintf("whole machine busy: %.0f%%", r.cpu.machine),
-				Note:     otherNote(r)},
-		)
-	}
+	rs = append(rs, costResults(sec, chk, health)...)
 	if chk.perfOut != "" {
 		rs[0].Note += "; a perf profile was recorded during the check window, which costs CPU: " + chk.perfOut
 	}

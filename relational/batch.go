@@ -1,0 +1,88 @@
+package relational
+
+import (
+	"context"
+	"sync"
+)
+
+// batcher runs concurrent calls together: a call joins the pending list,
+// and up to inFlight goroutines each take up to max pending calls at a time
+// and run them as one round trip (run). A call that finds a batch already
+// in flight waits for the next one, so under load the batches grow and the
+// database sees one statement for many requests; an idle call is run at
+// once, alone. Every call is still answered from the database as it is
+// after the call began, so batching changes the cost, not the answer.
+type batcher[Req, Res any] struct {
+	max      int
+	inFlight int
+	// run answers every request of the batch, in order, or fails them all.
+	run func(ctx context.Context, reqs []Req) ([]Res, error)
+
+	mu      sync.Mutex
+	pending []*batchCall[Req, Res]
+	running int
+	idle    sync.WaitGroup // one per running goroutine
+}
+
+type batchCall[Req, Res any] struct {
+	req  Req
+	res  Res
+	err  error
+	done chan struct{}
+}
+
+// do runs req in the next batch and returns its answer. It returns ctx's
+// error when ctx ends first; the request may then still run.
+func (b *batcher[Req, Res]) do(ctx context.Context, req Req) (Res, error) {
+	c := &batchCall[Req, Res]{req: req, done: make(chan struct{})}
+	b.mu.Lock()
+	b.pending = append(b.pending, c)
+	if b.running < b.inFlight {
+		b.running++
+		b.idle.Add(1)
+		go b.drain()
+	}
+	b.mu.Unlock()
+	select {
+	case <-c.done:
+		return c.res, c.err
+	case <-ctx.Done():
+		var zero Res
+		return zero, ctx.Err()
+	}
+}
+
+// wait returns once every call handed to the batcher so far is answered.
+func (b *batcher[Req, Res]) wait() { b.idle.Wait() }
+
+// drain runs batches until nothing is pending.
+func (b *batcher[Req, Res]) drain() {
+	defer b.idle.Done()
+	for {
+		b.mu.Lock()
+		n := min(len(b.pending), b.max)
+		if n == 0 {
+			b.running--
+			b.mu.Unlock()
+			return
+		}
+		calls := make([]*batchCall[Req, Res], n)
+		copy(calls, b.pending)
+		b.pending = append(b.pending[:0], b.pending[n:]...)
+		b.mu.Unlock()
+
+		reqs := make([]Req, n)
+		for i, c := range calls {
+			reqs[i] = c.req
+		}
+		res, err := b.run(context.Background(), reqs)
+		for i, c := range calls {
+			if err != nil {
+				c.err = err
+			} else {
+				c.res = res[i]
+			}
+			close(c.done)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package relational
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestBatcher(t *testing.T) {
+	t.Run("concurrent calls share round trips and each gets its own answer", func(t *testing.T) {
+		var trips, largest atomic.Int32
+		b := &batcher[int, int]{max: 16, inFlight: 2, run: func(_ context.Context, reqs []int) ([]int, error) {
+			trips.Add(1)
+			if n := int32(len(reqs)); n > largest.Load() {
+				largest.Store(n)
+			}
+			time.Sleep(2 * time.Millisecond) // a round trip, during which calls queue
+			out := make([]int, len(reqs))
+			for i, r := range reqs {
+				out[i] = r * r
+			}
+			return out, nil
+		}}
+		var wg sync.WaitGroup
+		for i := range 200 {
+			wg.Go(func() {
+				got, err := b.do(context.Background(), i)
+				if err != nil || got != i*i {
+					t.Errorf("do(%d) = %d, %v; want %d", i, got, err, i*i)
+				}
+			})
+		}
+		wg.Wait()
+		b.wait()
+		if n := trips.Load(); n >= 200 {
+			t.Errorf("200 concurrent calls took %d round trips, want fewer", n)
+		}
+		if n := largest.Load(); n > 16 {
+			t.Errorf("largest batch = %d, want at most max (16)", n)
+		}
+	})
+
+	t.Run("a failed round trip fails every call of its batch", func(t *testing.T) {
+		boom := errors.New("boom")
+		b := &batcher[int, int]{max: 8, inFlight: 1, run: func(context.Context, []int) ([]int, error) { return nil, boom }}
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				if _, err := b.do(context.Background(), i); !errors.Is(err, boom) {
+					t.Errorf("do(%d) error = %v, want boom", i, err)
+				}
+			})
+		}
+		wg.Wait()
+	})
+
+	t.Run("a caller whose context ends stops waiting; the others are answered", func(t *testing.T) {
+		release := make(chan struct{})
+		b := &batcher[int, int]{max: 8, inFlight: 1, run: func(_ context.Context, reqs []int) ([]int, error) {
+			<-release
+			return reqs, nil
+		}}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { _, err := b.do(ctx, 1); done <- err }()
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("do with a cancelled context = %v, want context.Canceled", err)
+		}
+		close(release)
+		if got, err := b.do(context.Background(), 7); got != 7 || err != nil {
+			t.Errorf("do(7) after a cancelled call = %d, %v; want 7", got, err)
+		}
+		b.wait()
+	})
+
+	t.Run("an idle batcher runs a call at once and holds no goroutine", func(t *testing.T) {
+		b := &batcher[int, int]{max: 8, inFlight: 2, run: func(_ context.Context, reqs []int) ([]int, error) { return reqs, nil }}
+		for i := range 3 {
+			if got, err := b.do(context.Background(), i); got != i || err != nil {
+				t.Fatalf("do(%d) = %d, %v", i, got, err)
+			}
+		}
+		b.wait() // returns only when no goroutine is running
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.running != 0 || len(b.pending) != 0 {
+			t.Errorf("idle batcher: running %d, pending %d; want 0, 0", b.running, len(b.pending))
+		}
+	})
+}
