@@ -91,12 +91,6 @@ func cmdLoad(ctx context.Context, args []string) error {
 
 	sec := "B3 authenticated request + audit row"
 	cfg := fmt.Sprintf("GET %s, %d keep-alive connections, %s warm-up, %s measured", *path, *conns, *warmup, *duration)
-	perReq := func(r loadRun, d time.Duration) float64 {
-		if r.requests == 0 {
-			return 0
-		}
-		return float64(d.Microseconds()) / float64(r.requests)
-	}
 	batchNote := "no rows"
 	if aud.batches > 0 {
 		batchNote = fmt.Sprintf("%d rows in about %d group commits (%.1f rows per commit, %.0f commits/s over the run)",
@@ -119,20 +113,8 @@ func cmdLoad(ctx context.Context, args []string) error {
 		{Section: sec, Name: "audited: audit rows per group commit", Value: safeDiv(float64(aud.auditRows), float64(aud.batches)), Unit: "rows", Goal: Info,
 			Baseline: fmt.Sprintf("%d answers", aud.answered), Note: batchNote + "; each commit is one WAL fsync"},
 	}
-	for i, r := range []loadRun{aud, ceil} {
-		rs = append(rs,
-			Result{Section: sec, Name: r.label + ": CPU share, load generator", Value: r.cpu.loadgen, Unit: "%", Goal: Info,
-				Note: noteIf(i == 0, "load generator = benchtool (scripts/benchtool: one goroutine per connection writing a prebuilt HTTP/1.1 request, http.ReadResponse); "+
-					"share = CPU time / wall time / nproc, from getrusage(RUSAGE_SELF) for benchtool, /proc/PID/stat for the server, every process named postgres for postgres, /proc/stat for the machine")},
-			Result{Section: sec, Name: r.label + ": CPU share, server", Value: r.cpu.server, Unit: "%", Goal: Info,
-				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.serverCPU))},
-			Result{Section: sec, Name: r.label + ": CPU share, postgres", Value: r.cpu.postgres, Unit: "%", Goal: Info,
-				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.pgCPU))},
-			Result{Section: sec, Name: r.label + ": CPU share, other processes", Value: r.cpu.other(), Unit: "%", Goal: Info,
-				Baseline: fmt.Sprintf("whole machine busy: %.0f%%", r.cpu.machine),
-				Note:     otherNote(r)},
-		)
-	}
+	rs = append(rs, cpuResults(sec, "load generator = benchtool (scripts/benchtool: one goroutine per connection writing a prebuilt HTTP/1.1 request, http.ReadResponse); "+
+		"share = CPU time / wall time / nproc, from getrusage(RUSAGE_SELF) for benchtool, /proc/PID/stat for the server, every process named postgres for postgres, /proc/stat for the machine", aud, ceil)...)
 	if aud.perfOut != "" {
 		rs[0].Note += "; a perf profile was recorded during the audited window, which costs CPU: " + aud.perfOut
 	}
@@ -506,9 +488,6 @@ func snapPG(ctx context.Context, db *pgx.Conn) pgSnap {
 // syncs and audit rows per group commit), and each process's CPU share with
 // its CPU time per request.
 func costResults(sec string, chk, health loadRun) []Result {
-	perReq := func(r loadRun, d time.Duration) float64 {
-		return safeDiv(float64(d.Microseconds()), float64(r.requests))
-	}
 	perOK := func(r loadRun, x int64) float64 { return safeDiv(float64(x), float64(r.requests)) }
 	rs := []Result{
 		{Section: sec, Name: "check: postgres transactions per request", Value: perOK(chk, chk.pgXacts), Unit: "xact/req", Goal: Info,
@@ -518,10 +497,23 @@ func costResults(sec string, chk, health loadRun) []Result {
 				float64(chk.walSyncs)/chk.window.Seconds(), float64(health.walSyncs)/health.window.Seconds(),
 				safeDiv(float64(chk.auditRows), float64(chk.batches)), safeDiv(float64(health.auditRows), float64(health.batches)))},
 	}
-	for i, r := range []loadRun{chk, health} {
+	return append(rs, cpuResults(sec, cpuNote, chk, health)...)
+}
+
+// cpuNote explains the CPU shares of a section after B3's.
+const cpuNote = "measured as in B3: share = CPU time / wall time / nproc over the window"
+
+// cpuResults reports each run's CPU shares (load generator, server,
+// postgres, other) with the CPU time per answered request; note goes on
+// the first row.
+func cpuResults(sec, note string, runs ...loadRun) []Result {
+	perReq := func(r loadRun, d time.Duration) float64 {
+		return safeDiv(float64(d.Microseconds()), float64(r.requests))
+	}
+	var rs []Result
+	for i, r := range runs {
 		rs = append(rs,
-			Result{Section: sec, Name: r.label + ": CPU share, load generator", Value: r.cpu.loadgen, Unit: "%", Goal: Info,
-				Note: noteIf(i == 0, "measured as in B3: share = CPU time / wall time / nproc over the window")},
+			Result{Section: sec, Name: r.label + ": CPU share, load generator", Value: r.cpu.loadgen, Unit: "%", Goal: Info, Note: noteIf(i == 0, note)},
 			Result{Section: sec, Name: r.label + ": CPU share, server", Value: r.cpu.server, Unit: "%", Goal: Info,
 				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(r, r.serverCPU))},
 			Result{Section: sec, Name: r.label + ": CPU share, postgres", Value: r.cpu.postgres, Unit: "%", Goal: Info,

@@ -768,9 +768,6 @@ func (r e8Run) results(sets []benchSet, mix []screenQuery, conns int, warmup, du
 		"%d queries cycled, one from each of yente's sets in turn (%s; nationality and date of birth as the files give them, %s); all 8 lists, %d entries",
 		screenPath, conns, warmup, duration, len(mix), strings.Join(setNames, ", "), r.dobs, r.totalRows)
 	h, sc := r.health, r.screen
-	perReq := func(l loadRun, d time.Duration) float64 {
-		return safeDiv(float64(d.Microseconds()), float64(l.requests))
-	}
 	rs := []Result{
 		{Section: sec, Name: "ingest: 8 lists through the CLI", Value: r.ingestTook.Seconds(), Unit: "s", Goal: Info,
 			Baseline: fmtNum(float64(r.totalRows), "entries"),
@@ -803,20 +800,7 @@ func (r e8Run) results(sets []benchSet, mix []screenQuery, conns int, warmup, du
 			Note: fmt.Sprintf("each query sent once before the load (4 clients, %.1f s), every answer 200 with coverage complete; matched at the default threshold, with country and date of birth: %s (hits and misses both in the mix; the sanctions section reports quality in-process)",
 				r.verifyTook.Seconds(), sharesNote(sets, r.shares)) + negativesNote(sets, r.shares)},
 	}
-	for i, l := range []loadRun{sc, h} {
-		rs = append(rs,
-			Result{Section: sec, Name: l.label + ": CPU share, load generator", Value: l.cpu.loadgen, Unit: "%", Goal: Info,
-				Note: noteIf(i == 0, "measured as in B3: share = CPU time / wall time / nproc over the window")},
-			Result{Section: sec, Name: l.label + ": CPU share, server", Value: l.cpu.server, Unit: "%", Goal: Info,
-				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(l, l.serverCPU))},
-			Result{Section: sec, Name: l.label + ": CPU share, postgres", Value: l.cpu.postgres, Unit: "%", Goal: Info,
-				Baseline: fmt.Sprintf("%.0f us CPU per request", perReq(l, l.pgCPU))},
-			Result{Section: sec, Name: l.label + ": CPU share, other processes", Value: l.cpu.other(), Unit: "%", Goal: Info,
-				Baseline: fmt.Sprintf("whole machine busy: %.0f%%", l.cpu.machine),
-				Note:     otherNote(l)},
-		)
-	}
-	return rs
+	return append(rs, cpuResults(sec, cpuNote, sc, h)...)
 }
 
 // negativesNote quotes the matches of the negative sets' queries (each
