@@ -14,7 +14,10 @@ import (
 	"github.com/tradecompliance/compliance/graph/webhooks"
 )
 
-var _ cluster.Store = (*DB)(nil)
+var (
+	_ cluster.Store           = (*DB)(nil)
+	_ cluster.ProtectedSource = (*DB)(nil)
+)
 
 // clusterLockKey namespaces the advisory lock that serializes registry
 // writes (imports and triage), so slugs and versions never race.
@@ -134,6 +137,17 @@ func (db *DB) ListRecords(ctx context.Context, f cluster.Filter) ([]cluster.Reco
 		ORDER BY r.added_at DESC, r.slug`, string(f.Severity), f.Country, since)
 	if err != nil {
 		return nil, fmt.Errorf("list cluster records: %w", err)
+	}
+	return records(rs), nil
+}
+
+// ProtectedEntities returns the records under the protected-entity policy,
+// ordered by slug.
+func (db *DB) ProtectedEntities(ctx context.Context) ([]cluster.Record, error) {
+	rs, err := queryRecords(ctx, db.Pool, `SELECT `+recordColumns+` FROM cluster_records r LEFT JOIN cluster_groups g ON g.id = r.group_id
+		WHERE r.protected ORDER BY r.slug`)
+	if err != nil {
+		return nil, fmt.Errorf("protected cluster records: %w", err)
 	}
 	return records(rs), nil
 }

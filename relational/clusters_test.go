@@ -196,6 +196,11 @@ func TestListRecordsAndSlugs(t *testing.T) {
 			t.Errorf("RecordsBySlug(%q) = %d records, group %q %v, %v", c.slug, len(recs), gid, isGroup, err)
 		}
 	}
+	// The protected records, whichever network they are in.
+	prot, err := db.ProtectedEntities(ctx)
+	if err != nil || len(prot) != 1 || prot[0].Slug != "demo-gamma" || !prot[0].Protected || prot[0].SanctionsSource != "us_sdn" {
+		t.Errorf("ProtectedEntities = %+v, %v", prot, err)
+	}
 }
 
 // Nothing of an import is written when one record fails.

@@ -17,6 +17,16 @@ var (
 	clusterSubmitLimit = graph.Limit{N: 5, Per: time.Minute}
 )
 
+// submissionFieldNames maps the submission's fields, as the domain names
+// them, to their input paths in submitCluster.
+var submissionFieldNames = map[string]string{
+	"submitter_email": "input.submitterEmail", "entity_name": "input.entityName", "pitch_summary": "input.pitchSummary",
+	"submitter_role": "input.submitterRole", "submitter_affiliation": "input.submitterAffiliation",
+	"entity_country": "input.entityCountry", "entity_linkedin_url": "input.entityLinkedinUrl",
+	"entity_email_domains": "input.entityEmailDomains", "contact_channels": "input.contactChannels",
+	"evidence_urls": "input.evidenceUrls", "evidence_notes": "input.evidenceNotes",
+}
+
 // requireCluster returns the caller when it holds the cluster scope and,
 // unless sandboxOK, uses a production key: as the REST cluster routes
 // require.

@@ -33,7 +33,7 @@ func (r *mutationResolver) SubmitCluster(ctx context.Context, input model.Cluste
 		EvidenceNotes: input.EvidenceNotes,
 	})
 	if err != nil {
-		return nil, err
+		return nil, gqlField(err, submissionFieldNames)
 	}
 	return &model.ClusterSubmissionReceipt{RequestID: rc.RequestID, Status: rc.Status, ReviewEtaHours: rc.ReviewETAHours,
 		LicensingAcknowledgment: rc.LicensingAcknowledgment, NextSteps: rc.NextSteps, Version: rc.Version, SubmittedAt: rc.SubmittedAt}, nil
@@ -117,7 +117,7 @@ func (r *queryResolver) ClusterSubmission(ctx context.Context, requestID string)
 	}
 	sub, err := svc.Submission(ctx, c, requestID)
 	if err != nil {
-		return nil, err
+		return nil, gqlField(err, map[string]string{"request_id": "requestId"})
 	}
 	return clusterSubmissionModel(sub), nil
 }

@@ -24,6 +24,13 @@ func TestE2EGraphQLBadInput(t *testing.T) {
 	k := in.key("acme")
 	const createKey = `mutation($in: CreateApiKeyInput!) { createApiKey(input: $in) { apiKey { id } } }`
 	const oneKey = `query($id: UUID!) { apiKey(id: $id) { id } }`
+	const submit = `mutation($in: ClusterSubmissionInput!) { submitCluster(input: $in) { requestId } }`
+	submission := func(change func(map[string]any)) map[string]any {
+		in := map[string]any{"submitterEmail": "bad-input@example.com", "entityName": "Demo Bad Input Trading",
+			"pitchSummary": "A pitch of at least forty characters about a phantom cargo."}
+		change(in)
+		return map[string]any{"query": submit, "variables": map[string]any{"in": in}}
+	}
 	tests := []struct {
 		name      string
 		body      any
@@ -46,6 +53,15 @@ func TestE2EGraphQLBadInput(t *testing.T) {
 		{"wrong input type", map[string]any{"query": createKey, "variables": map[string]any{"in": map[string]any{"name": 7}}}, "in.name", ""},
 		{"bad UUID literal", map[string]any{"query": `{ apiKey(id: "nope") { id } }`}, "id", "UUID"},
 		{"date in the past", map[string]any{"query": createKey, "variables": map[string]any{"in": map[string]any{"name": "x", "expiresAt": "2001-01-01T00:00:00Z"}}}, "input.expiresAt", "future"},
+		// The cluster submission names its input fields as the input path.
+		{"evidence notes not an object", submission(func(m map[string]any) { m["evidenceNotes"] = []int{1} }), "input.evidenceNotes", "object"},
+		{"evidence notes a string", submission(func(m map[string]any) { m["evidenceNotes"] = "x" }), "input.evidenceNotes", "object"},
+		{"submitter email", submission(func(m map[string]any) { m["submitterEmail"] = "not-an-email" }), "input.submitterEmail", "input.submitterEmail"},
+		{"entity name too short", submission(func(m map[string]any) { m["entityName"] = "X" }), "input.entityName", "input.entityName"},
+		{"pitch too short", submission(func(m map[string]any) { m["pitchSummary"] = "short" }), "input.pitchSummary", "input.pitchSummary"},
+		{"evidence url", submission(func(m map[string]any) { m["evidenceUrls"] = []string{"ftp://x.example/a"} }), "input.evidenceUrls", "input.evidenceUrls"},
+		{"linkedin url", submission(func(m map[string]any) { m["entityLinkedinUrl"] = "linkedin.com/x" }), "input.entityLinkedinUrl", "input.entityLinkedinUrl"},
+		{"submission request id", map[string]any{"query": `{ clusterSubmission(requestId: "sub_nope") { requestId } }`}, "requestId", "requestId"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

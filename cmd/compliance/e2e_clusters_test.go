@@ -412,17 +412,23 @@ func TestE2EClusterSanctionsNetwork(t *testing.T) {
 	if sn := sanctionsOf("test-sn-nolinks"); sn["coverage"] != "no_links_recorded" || sn["degraded"] != false || sn["stale_hours"] != nil {
 		t.Errorf("unlisted screened entity = %v", sn)
 	}
+	// The listed entity's other links are published; its link to the
+	// protected record's entry is withheld although that record belongs
+	// to another network (the policy holds registry-wide).
 	sn = sanctionsOf("test-sn-available")
 	members, _ := sn["members"].([]any)
 	found := false
 	for _, m := range members {
 		mm := m.(map[string]any)
-		if mm["entity_id"] == linked && mm["list"] == "un" && mm["quoted"] != "" && mm["cluster_entity"] == "test-listed" && mm["listed_entry_id"] == listed {
+		if mm["entity_id"] == linked {
+			t.Errorf("the protected record's entry %s is published in another network: %v", linked, mm)
+		}
+		if mm["list"] == "un" && mm["quoted"] != "" && mm["cluster_entity"] == "test-listed" && mm["listed_entry_id"] == listed {
 			found = true
 		}
 	}
-	if sn["coverage"] != "available" || sn["degraded"] != false || !found {
-		t.Errorf("listed entity = %v, want available with %s", sn, linked)
+	if sn["coverage"] != "available" || sn["degraded"] != false || !found || sn["withheld_entities"] != float64(1) {
+		t.Errorf("listed entity = %v, want available with members of %s and 1 withheld entity", sn, listed)
 	}
 	if sn := sanctionsOf("test-sn-withheld"); sn["coverage"] != "withheld" || len(sn["members"].([]any)) != 0 || sn["withheld_entities"] != float64(1) {
 		t.Errorf("protected entity = %v", sn)

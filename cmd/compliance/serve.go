@@ -206,7 +206,7 @@ func clusterService(ctx context.Context, cfg Config, pg *relational.DB, neo *gra
 	go reg.Watch(ctx, cfg.ClusterReloadEvery, log)
 	return &cluster.Service{
 		Store: pg, Checker: reg, Submissions: pg,
-		Networks: &cluster.Networks{Slugs: pg, Graph: neo, Fallback: pg, Sanctions: neo, Snapshot: func() cluster.SnapshotState {
+		Networks: &cluster.Networks{Slugs: pg, Graph: neo, Fallback: pg, Sanctions: neo, Protected: pg, Snapshot: func() cluster.SnapshotState {
 			var st cluster.SnapshotState
 			for _, l := range screener.Lists() {
 				if l.Loaded && l.StaleHours != nil && (st.StaleHours == nil || *l.StaleHours > *st.StaleHours) {

@@ -245,6 +245,11 @@ func TestParseImportErrors(t *testing.T) {
 		{"missing severity column", "a.csv", "entity_name\nDemo A\n", 1, ""},
 		{"field count", "a.csv", "entity_name,severity\nDemo A,likely,extra\n", 2, ""},
 		{"bad protected", "a.csv", "entity_name,severity,protected\nDemo A,likely,maybe\n", 2, "protected"},
+		// NUL cannot be stored in PostgreSQL text: named here, not left to
+		// fail the import's transaction without a line.
+		{"NUL in a name", "a.jsonl", `{"entity_name":"Demo\u0000A","severity":"likely"}`, 1, "entity_name"},
+		{"NUL in an alias", "a.jsonl", `{"entity_name":"Demo A","aliases":["Al\u0000ias"],"severity":"likely"}`, 1, "aliases"},
+		{"NUL in a source", "a.csv", "entity_name,severity,source\nDemo A,likely,a\x00b\n", 2, "source"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -319,6 +319,9 @@ func (l importLine) record() (Record, error) {
 	if utf8.RuneCountInString(r.Source) > MaxSourceLen {
 		return Record{}, graph.Invalid("source", "source must be at most %d characters", MaxSourceLen)
 	}
+	if strings.ContainsRune(r.Source, 0) {
+		return Record{}, graph.Invalid("source", "source must not contain NUL characters")
+	}
 	if r.SanctionsSource != "" && !slices.ContainsFunc(graph.SanctionsLists, func(s graph.SanctionsList) bool { return s.ID == r.SanctionsSource }) {
 		return Record{}, graph.Invalid("sanctions_source", "sanctions_source must be one of the 8 list ids (us_sdn, us_cons, un, eu, uk_hmt, ca, au_dfat, ch_seco)")
 	}
@@ -333,11 +336,15 @@ func (l importLine) record() (Record, error) {
 }
 
 // ValidName checks an entity name or alias: 2 to 300 characters, at least
-// MinCheckChars letters or digits. It fails with graph.Invalid(field, ...).
+// MinCheckChars letters or digits, no NUL (which PostgreSQL text cannot
+// hold). It fails with graph.Invalid(field, ...).
 func ValidName(field, s string) error {
 	n := utf8.RuneCountInString(s)
 	if n < MinNameLen || n > MaxNameLen {
 		return graph.Invalid(field, "%s must be %d to %d characters", field, MinNameLen, MaxNameLen)
+	}
+	if strings.ContainsRune(s, 0) {
+		return graph.Invalid(field, "%s must not contain NUL characters", field)
 	}
 	if utf8.RuneCountInString(Normalize(s)) < MinCheckChars {
 		return graph.Invalid(field, "%s must have at least %d letters or digits", field, MinCheckChars)

@@ -63,6 +63,13 @@ type GraphStore interface {
 	AliasNeighbours(ctx context.Context, id string) ([]AliasLink, error)
 }
 
+// ProtectedSource lists the registry's protected records (relational
+// implements it), so that their sanctions links are withheld from every
+// network, not only from the networks they are part of.
+type ProtectedSource interface {
+	ProtectedEntities(ctx context.Context) ([]Record, error)
+}
+
 // SlugResolver resolves a slug in the source of truth: the record with that
 // entity slug, or the records of the group with that slug.
 type SlugResolver interface {
@@ -177,6 +184,9 @@ type Networks struct {
 	Graph     GraphStore
 	Fallback  GraphStore // read when Graph is unavailable; nil for none
 	Sanctions SanctionsGraph
+	// Protected lists every protected record of the registry; nil limits
+	// the protected-entity policy to the records of the network itself.
+	Protected ProtectedSource
 	Snapshot  func() SnapshotState
 	MaxNodes  int // DefaultMaxNodes when 0
 }
@@ -456,10 +466,13 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 	}
 	// The listed entries of protected records first: their links are
 	// withheld in both directions, so a link found under another record's
-	// entry that names one of them is withheld too.
+	// entry that names one of them is withheld too, whether or not the
+	// protected record is part of this network.
 	listed := make([][]string, len(screened))
 	protectedEntry := map[string]string{} // entry id -> protected record's slug
+	inNetwork := map[string]bool{}
 	for i, r := range screened {
+		inNetwork[r.ID] = true
 		ids, err := n.Sanctions.ListedByName(ctx, r.EntityName)
 		if err != nil {
 			return unavailable("The sanctions-network lookup did not complete.")
@@ -468,6 +481,26 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 		if r.Protected {
 			for _, id := range ids {
 				protectedEntry[id] = r.Slug
+			}
+		}
+	}
+	if n.Protected != nil {
+		others, err := n.Protected.ProtectedEntities(ctx)
+		if err != nil {
+			return unavailable("The sanctions-network lookup did not complete.")
+		}
+		for _, r := range others {
+			if inNetwork[r.ID] || r.SanctionsSource == "" {
+				continue
+			}
+			ids, err := n.Sanctions.ListedByName(ctx, r.EntityName)
+			if err != nil {
+				return unavailable("The sanctions-network lookup did not complete.")
+			}
+			for _, id := range ids {
+				if _, ok := protectedEntry[id]; !ok {
+					protectedEntry[id] = r.Slug
+				}
 			}
 		}
 	}

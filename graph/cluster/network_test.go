@@ -64,6 +64,16 @@ func (m *memGraph) GroupMembers(_ context.Context, gid string) ([]Record, error)
 	return out, m.fail
 }
 
+func (m *memGraph) ProtectedEntities(context.Context) ([]Record, error) {
+	var out []Record
+	for _, r := range m.recs {
+		if r.Protected {
+			out = append(out, r)
+		}
+	}
+	return out, m.fail
+}
+
 func (m *memGraph) AliasNeighbours(_ context.Context, id string) ([]AliasLink, error) {
 	var me Record
 	for _, r := range m.recs {
@@ -125,6 +135,10 @@ func networkRecords() []Record {
 		{ID: "m2", Slug: "mixed-listed", EntityName: "Mixed Listed", Severity: Confirmed, Group: "mixed", GroupID: "g5", SanctionsSource: "un"},
 		{ID: "p3", Slug: "protected-three", EntityName: "Protected Three", Severity: Confirmed, Group: "mixedplus", GroupID: "g6", SanctionsSource: "un", Protected: true},
 		{ID: "m3", Slug: "mixed-plus", EntityName: "Mixed Plus", Severity: Confirmed, Group: "mixedplus", GroupID: "g6", SanctionsSource: "un"},
+		// A listed record whose entry is linked to the protected record p's
+		// entry, in a network p is not part of.
+		{ID: "x", Slug: "cross-listed", EntityName: "Cross Listed", Severity: Confirmed, Group: "cross", GroupID: "g8", SanctionsSource: "un"},
+		{ID: "y", Slug: "demo-y", EntityName: "Demo Y", Severity: Likely, Group: "cross", GroupID: "g8"},
 	}
 }
 
@@ -142,10 +156,14 @@ func testNetworks() (*Networks, *memGraph, *memSanctions, *SnapshotState) {
 			{EntityID: "un:QDe.9", List: "un", SourceID: "QDe.9", Name: "THIRD CO", Quoted: "Third Co"},
 			{EntityID: "un:protectedthree", List: "un", SourceID: "protectedthree", Name: "PROTECTED THREE", Quoted: "Protected Three"},
 		},
+		"crosslisted": {
+			{EntityID: "un:QDe.7", List: "un", SourceID: "QDe.7", Name: "FOURTH CO", Quoted: "Fourth Co"},
+			{EntityID: "un:protectedentity", List: "un", SourceID: "protectedentity", Name: "PROTECTED ENTITY", Quoted: "Protected Entity"},
+		},
 	}}
 	s.entries = map[string]int{"un": 2}
 	snap := &SnapshotState{}
-	n := &Networks{Slugs: g, Graph: g, Sanctions: s, Snapshot: func() SnapshotState { return *snap }}
+	n := &Networks{Slugs: g, Graph: g, Sanctions: s, Protected: g, Snapshot: func() SnapshotState { return *snap }}
 	return n, g, s, snap
 }
 
@@ -297,6 +315,9 @@ func TestSanctionsNetworkProtected(t *testing.T) {
 		{"protected entry linked from an unprotected record", "mixed", CoverageWithheld, nil, 1},
 		{"other links of the unprotected record published", "mixedplus", CoverageAvailable, []string{"un:QDe.9"}, 1},
 		{"no protected record", "listed", CoverageAvailable, []string{"un:QDe.1"}, 0},
+		// The policy holds registry-wide: the protected record p is not in
+		// this network, yet its entry's link is withheld here too.
+		{"protected record of another network", "cross", CoverageAvailable, []string{"un:QDe.7"}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

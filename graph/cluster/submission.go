@@ -68,6 +68,9 @@ func (r *SubmissionRequest) Validate() error {
 	r.SubmitterEmail = strings.ToLower(strings.TrimSpace(r.SubmitterEmail))
 	r.EntityName = strings.TrimSpace(r.EntityName)
 	r.PitchSummary = strings.TrimSpace(r.PitchSummary)
+	if f := r.nulField(); f != "" {
+		return graph.Invalid(f, "%s must not contain NUL characters", f)
+	}
 	if r.SubmitterEmail == "" {
 		return graph.Invalid("submitter_email", "submitter_email is required")
 	}
@@ -119,6 +122,57 @@ func (r *SubmissionRequest) Validate() error {
 		}
 	}
 	return nil
+}
+
+// nulField returns the first field holding a NUL character (U+0000),
+// which PostgreSQL's text and jsonb cannot store, "" for none.
+func (r *SubmissionRequest) nulField() string {
+	for _, f := range []struct {
+		name string
+		v    string
+	}{{"submitter_email", r.SubmitterEmail}, {"entity_name", r.EntityName}, {"pitch_summary", r.PitchSummary},
+		{"submitter_role", r.SubmitterRole}, {"submitter_affiliation", r.SubmitterAffiliation},
+		{"entity_country", r.EntityCountry}, {"entity_linkedin_url", r.EntityLinkedInURL}} {
+		if strings.ContainsRune(f.v, 0) {
+			return f.name
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    []string
+	}{{"entity_email_domains", r.EntityEmailDomains}, {"contact_channels", r.ContactChannels}, {"evidence_urls", r.EvidenceURLs}} {
+		for _, s := range f.v {
+			if strings.ContainsRune(s, 0) {
+				return f.name
+			}
+		}
+	}
+	if hasNUL(r.EvidenceNotes) {
+		return "evidence_notes"
+	}
+	return ""
+}
+
+// hasNUL reports whether a decoded JSON value holds a NUL character in any
+// string or object key.
+func hasNUL(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.ContainsRune(v, 0)
+	case map[string]any:
+		for k, x := range v {
+			if strings.ContainsRune(k, 0) || hasNUL(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasNUL(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func validURI(s string) bool {

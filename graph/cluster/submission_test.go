@@ -36,6 +36,24 @@ func TestSubmissionValidate(t *testing.T) {
 		{"empty channel", func(r *SubmissionRequest) { r.ContactChannels = []string{" "} }, "contact_channels"},
 		{"too many domains", func(r *SubmissionRequest) { r.EntityEmailDomains = make([]string, 21) }, "entity_email_domains"},
 		{"long role", func(r *SubmissionRequest) { r.SubmitterRole = strings.Repeat("r", 301) }, "submitter_role"},
+		// PostgreSQL text and jsonb cannot hold NUL: bad input, not an
+		// internal error at insert time.
+		{"NUL in email", func(r *SubmissionRequest) { r.SubmitterEmail = "a\x00b@example.com" }, "submitter_email"},
+		{"NUL in name", func(r *SubmissionRequest) { r.EntityName = "Demo\x00 Co" }, "entity_name"},
+		{"NUL in pitch", func(r *SubmissionRequest) { r.PitchSummary = strings.Repeat("p", 40) + "\x00" }, "pitch_summary"},
+		{"NUL in affiliation", func(r *SubmissionRequest) { r.SubmitterAffiliation = "x\x00" }, "submitter_affiliation"},
+		{"NUL in country", func(r *SubmissionRequest) { r.EntityCountry = "N\x00G" }, "entity_country"},
+		{"NUL in linkedin", func(r *SubmissionRequest) { r.EntityLinkedInURL = "https://linkedin.com/\x00" }, "entity_linkedin_url"},
+		{"NUL in a channel", func(r *SubmissionRequest) { r.ContactChannels = []string{"tel\x00"} }, "contact_channels"},
+		{"NUL in a domain", func(r *SubmissionRequest) { r.EntityEmailDomains = []string{"x\x00.example"} }, "entity_email_domains"},
+		{"NUL in a note value", func(r *SubmissionRequest) { r.EvidenceNotes = map[string]any{"cargo_specs": "EN\x00590"} }, "evidence_notes"},
+		{"NUL in a nested note", func(r *SubmissionRequest) {
+			r.EvidenceNotes = map[string]any{"a": []any{map[string]any{"b": "\x00"}}}
+		}, "evidence_notes"},
+		{"NUL in a note key", func(r *SubmissionRequest) { r.EvidenceNotes = map[string]any{"k\x00": 1} }, "evidence_notes"},
+		{"notes of any JSON values", func(r *SubmissionRequest) {
+			r.EvidenceNotes = map[string]any{"claimed_volume_mt": 270000.0, "ok": true, "n": nil, "l": []any{"x", 1.0}}
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30740,7 +30740,7 @@ func (ec *executionContext) unmarshalOClusterEvidenceNotes2map(ctx context.Conte
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalMap(v)
+	res, err := scalars.UnmarshalJSONObject(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -30750,7 +30750,7 @@ func (ec *executionContext) marshalOClusterEvidenceNotes2map(ctx context.Context
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalMap(v)
+	res := scalars.MarshalJSONObject(v)
 	return res
 }
 

@@ -1,5 +1,6 @@
 // Package scalars holds the GraphQL custom scalars, as marshal and unmarshal
-// functions over plain Go types (UUID over string, DateTime over time.Time).
+// functions over plain Go types (UUID over string, DateTime over time.Time,
+// JSONObject over map[string]any).
 // Each rejects bad input with an invalid-input error that the error
 // presenter maps to extensions.code, naming the variable.
 package scalars
@@ -53,6 +54,22 @@ func UnmarshalDateTime(v any) (time.Time, error) {
 		return time.Time{}, graph.Errorf(graph.CodeInvalid, "must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z")
 	}
 	return t, nil
+}
+
+// MarshalJSONObject writes a free-form JSON object.
+func MarshalJSONObject(m map[string]any) graphql.Marshaler {
+	return graphql.MarshalMap(m)
+}
+
+// UnmarshalJSONObject accepts a JSON object; it fails with invalid for any
+// other value (a list, a string, a number), which gqlgen's own map scalar
+// reports as an internal error.
+func UnmarshalJSONObject(v any) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, graph.Errorf(graph.CodeInvalid, "must be a JSON object, got %s", typeName(v))
+	}
+	return m, nil
 }
 
 func typeName(v any) string {
