@@ -78,7 +78,7 @@ func (r *queryResolver) ClusterCheck(ctx context.Context, entity string, country
 		return nil, err
 	}
 	out := &model.ClusterCheck{Matched: res.Matched, Matches: clusterRecordModels(res.Matches), Entity: entity,
-		Normalized: cluster.Normalize(entity), Caveats: cluster.Caveats()}
+		Normalized: cluster.Normalize(entity), Caveats: res.Caveats()}
 	if res.HighestSeverity != "" {
 		out.HighestSeverity = optional(string(res.HighestSeverity))
 		out.LeadOnly = res.HighestSeverity == cluster.Suspected

@@ -92,7 +92,7 @@ type CheckView struct {
 // ViewCheck returns the API view of a check of entity in country.
 func ViewCheck(entity, country string, res cluster.CheckResult) CheckView {
 	v := CheckView{Matched: res.Matched, Matches: viewClusters(res.Matches), Entity: entity, Normalized: cluster.Normalize(entity),
-		Caveats: cluster.Caveats()}
+		Caveats: res.Caveats()}
 	if res.HighestSeverity != "" {
 		h := string(res.HighestSeverity)
 		v.HighestSeverity = &h

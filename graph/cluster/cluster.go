@@ -102,11 +102,24 @@ type CheckResult struct {
 	Matched         bool
 	Matches         []Record
 	HighestSeverity Severity // "" when nothing matched
+	// CountryUnknown is true when a country was given and a record with no
+	// country on file matched (it is not excluded: see Checker).
+	CountryUnknown bool
+}
+
+// Caveats returns the caveats of the check's answer: those of every cluster
+// answer, and CaveatCountryUnknown when it applies.
+func (r CheckResult) Caveats() []string {
+	if r.CountryUnknown {
+		return append(Caveats(), CaveatCountryUnknown)
+	}
+	return Caveats()
 }
 
 // Checker answers the exact-match entity check: normalized name against
 // normalized names and aliases, never a substring; country, when not "",
-// restricts matches to records of that country (ISO alpha-2). It fails with
+// restricts matches to records of that country (ISO alpha-2) and records
+// with no country on file, which a country cannot rule out. It fails with
 // graph.Invalid("entity", ...) when the name has fewer than MinCheckChars
 // letters and digits.
 type Checker interface {

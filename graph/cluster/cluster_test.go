@@ -91,8 +91,8 @@ func TestIndexCheck(t *testing.T) {
 		{"superstring never matches", "Demo Gulf Petro Ltd Holdings", "", nil, ""},
 		{"substring of an alias never matches", "Example Bitumen", "", nil, ""},
 		{"short name is exact only", "DGP", "", []string{"dgp"}, Likely},
-		{"country without records", "Example Bitumen Co", "FR", nil, ""},
-		{"record without country is excluded by a country", "Example Bitumen Co", "AE", nil, ""},
+		{"country without records", "Demo Gulf Petro Ltd", "FR", nil, ""},
+		{"record without country is not ruled out by a country", "Example Bitumen Co", "AE", []string{"example-bitumen"}, Likely},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +106,14 @@ func TestIndexCheck(t *testing.T) {
 			}
 			if !slices.Equal(slugs, tt.wantSlugs) || res.HighestSeverity != tt.wantHighest || res.Matched != (len(tt.wantSlugs) > 0) {
 				t.Errorf("Check(%q, %q) = %v %v %q, want %v %q", tt.entity, tt.country, res.Matched, slugs, res.HighestSeverity, tt.wantSlugs, tt.wantHighest)
+			}
+			unknown := false
+			for _, m := range res.Matches {
+				unknown = unknown || tt.country != "" && m.Country == ""
+			}
+			if res.CountryUnknown != unknown || slices.Contains(res.Caveats(), CaveatCountryUnknown) != unknown {
+				t.Errorf("Check(%q, %q): CountryUnknown %v, caveats %q; want the country caveat exactly when a record without country matched a country (%v)",
+					tt.entity, tt.country, res.CountryUnknown, res.Caveats(), unknown)
 			}
 		})
 	}

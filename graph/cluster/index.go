@@ -78,9 +78,10 @@ func (x *Index) Check(_ context.Context, entity, country string) (CheckResult, e
 	}
 	res := CheckResult{Matches: []Record{}}
 	for _, r := range x.byKey[key] {
-		if iso != "" && r.Country != iso {
+		if iso != "" && r.Country != "" && r.Country != iso {
 			continue
 		}
+		res.CountryUnknown = res.CountryUnknown || iso != "" && r.Country == ""
 		res.Matches = append(res.Matches, *r)
 	}
 	SortBySeverity(res.Matches)

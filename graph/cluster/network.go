@@ -11,9 +11,10 @@ import (
 
 // Caveats of every cluster answer, besides the service-wide ones.
 const (
-	CaveatRegistryOnly = "The cluster check queries the fraud-cluster registry only: it is a pre-screen, not a regulatory KYC and not a sanctions screen."
-	CaveatNoInferred   = "Edges come only from curated teardown-group membership and deterministic shared-alias links; inferred links (shared address, shared identifier) are never published."
-	CaveatDegraded     = "Degraded: the sanctions-network lookup did not complete or the sanctions list an entity was sourced from is not loaded in the local snapshot, so absence is not evidence of absence and this must not be recorded as a clean screen."
+	CaveatRegistryOnly   = "The cluster check queries the fraud-cluster registry only: it is a pre-screen, not a regulatory KYC and not a sanctions screen."
+	CaveatCountryUnknown = "A country restricts matches to records of that country and to records with no country on file: their country is unknown, so the filter cannot rule them out."
+	CaveatNoInferred     = "Edges come only from curated teardown-group membership and deterministic shared-alias links; inferred links (shared address, shared identifier) are never published."
+	CaveatDegraded       = "Degraded: the sanctions-network lookup did not complete or the sanctions list an entity was sourced from is not loaded in the local snapshot, so absence is not evidence of absence and this must not be recorded as a clean screen."
 	// LeadNote is attached to every suspected match.
 	LeadNote = "suspected: a publicly reported lead, not a confirmed fraud"
 )
