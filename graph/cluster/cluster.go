@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Severity is a cluster record's tier. Ordered confirmed > likely >
@@ -82,15 +84,20 @@ func (r Record) Keys() []string {
 
 // Normalize is the spec's check normalization: every character that is not
 // a letter or a digit is dropped and the rest is case folded. "Acme Oil &
-// Gas, Ltd." and "ACMEOILGASLTD" normalize alike.
+// Gas, Ltd." and "ACMEOILGASLTD" normalize alike. The text is composed
+// (Unicode NFC) first, so a name typed with combining accents (NFD, as
+// some systems send it) keeps its accented letters and matches the same
+// name typed precomposed; and again after, so that letters the dropped
+// characters kept apart (Hangul jamo) compose as they would in a second
+// pass, which keeps the result stable.
 func Normalize(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range norm.NFC.String(s) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(unicode.ToLower(unicode.ToUpper(r)))
 		}
 	}
-	return b.String()
+	return norm.NFC.String(b.String())
 }
 
 // MinCheckChars is the fewest letters and digits a checked name may have

@@ -24,6 +24,9 @@ func TestNormalize(t *testing.T) {
 		{"greek final sigma folds", "ΟΔΥΣΣΕΥΣ", "οδυσσευσ"},
 		{"spaces tabs and symbols", " \t-_*()[]{}  ", ""},
 		{"emoji dropped", "Gulf 🛢 Petro", "gulfpetro"},
+		{"decomposed accents (NFD) as precomposed", "Socie\u0301te\u0301 Pe\u0301trolie\u0300re", "sociétépétrolière"},
+		{"precomposed accents (NFC)", "Société Pétrolière", "sociétépétrolière"},
+		{"hangul jamo compose", "\u1112\u1161\u11AB-\u1100\u116E\u11A8", "한국"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
