@@ -249,6 +249,8 @@ func TestParseImportErrors(t *testing.T) {
 		{"bad country", "a.csv", "entity_name,severity,country\nDemo A,likely,Atlantis\n", 2, "country"},
 		{"bad slug", "a.csv", "slug,entity_name,severity\nNot A Slug,Demo A,likely\n", 2, "slug"},
 		{"bad group", "a.csv", "group,entity_name,severity\nRing!,Demo A,likely\n", 2, "group"},
+		{"reserved slug", "a.csv", "slug,entity_name,severity\nsubmissions,Demo A,likely\n", 2, "slug"},
+		{"reserved group", "a.csv", "group,entity_name,severity\nsubmissions,Demo A,likely\n", 2, "group"},
 		{"bad date", "a.csv", "entity_name,severity,added_at\nDemo A,likely,yesterday\n", 2, "added_at"},
 		{"bad sanctions list", "a.csv", "entity_name,severity,sanctions_source\nDemo A,likely,ofac\n", 2, "sanctions_source"},
 		{"duplicate slug", "a.csv", "entity_name,severity\nDemo A,likely\nDemo A,confirmed\n", 3, "slug"},
@@ -279,6 +281,7 @@ func TestSlugify(t *testing.T) {
 		{"Société Générale d'Énergie", "societe-generale-d-energie"},
 		{"  --A&B--  ", "a-b"},
 		{"ООО Нефть", "entity-"},
+		{"Submissions", "submissions-entity"},
 	}
 	for _, tt := range tests {
 		got := Slugify(tt.in)
@@ -303,6 +306,36 @@ func TestRecordKeys(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.r.Keys(); !slices.Equal(got, tt.want) {
 				t.Errorf("Keys() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     time.Time
+		invalid  bool
+	}{
+		{"RFC 3339 UTC", "2026-10-01T10:00:00Z", time.Date(2026, 10, 1, 10, 0, 0, 0, time.UTC), false},
+		{"RFC 3339 with offset", "2026-10-01T12:00:00+02:00", time.Date(2026, 10, 1, 10, 0, 0, 0, time.UTC), false},
+		{"ISO 8601 without offset is UTC", "2026-10-01T10:00:00", time.Date(2026, 10, 1, 10, 0, 0, 0, time.UTC), false},
+		{"fractional seconds without offset", "2026-10-01T10:00:00.5", time.Date(2026, 10, 1, 10, 0, 0, 5e8, time.UTC), false},
+		{"date", "2026-10-01", time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), false},
+		{"words", "last week", time.Time{}, true},
+		{"day out of range", "2026-02-30T00:00:00", time.Time{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseSince(tt.in)
+			if tt.invalid {
+				if graph.ErrorCode(err) != graph.CodeInvalid {
+					t.Fatalf("ParseSince(%q) error = %v, want invalid", tt.in, err)
+				}
+				return
+			}
+			if err != nil || !got.Equal(tt.want) || got.Location() != time.UTC {
+				t.Errorf("ParseSince(%q) = %v, %v; want %v UTC", tt.in, got, err, tt.want)
 			}
 		})
 	}

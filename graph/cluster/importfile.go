@@ -41,9 +41,16 @@ var ImportColumns = []string{
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
+// ReservedSlug is the one word a slug may not be: /api/v1/clusters/
+// submissions/{request_id} shares its route with /api/v1/clusters/{slug}/
+// graph, so a record or group of that slug could never be reached.
+const ReservedSlug = "submissions"
+
 // ValidSlug reports whether s is a slug: lower-case letters and digits in
-// hyphen-separated runs, at most MaxSlugLen bytes.
-func ValidSlug(s string) bool { return len(s) <= MaxSlugLen && slugRE.MatchString(s) }
+// hyphen-separated runs, at most MaxSlugLen bytes, and not ReservedSlug.
+func ValidSlug(s string) bool {
+	return len(s) <= MaxSlugLen && slugRE.MatchString(s) && s != ReservedSlug
+}
 
 // Slugify returns a slug for name: diacritics removed, letters and digits
 // lower-cased, every other run of characters one hyphen. A name with no
@@ -74,6 +81,9 @@ func Slugify(name string) string {
 	if s == "" {
 		sum := sha256.Sum256([]byte(name))
 		s = "entity-" + hex.EncodeToString(sum[:6])
+	}
+	if s == ReservedSlug {
+		s += "-entity"
 	}
 	return s
 }
@@ -291,10 +301,10 @@ func (l importLine) record() (Record, error) {
 	if r.Slug == "" {
 		r.Slug = Slugify(r.EntityName)
 	} else if !ValidSlug(r.Slug) {
-		return Record{}, graph.Invalid("slug", "slug must be lower-case letters and digits separated by single hyphens, at most %d characters", MaxSlugLen)
+		return Record{}, graph.Invalid("slug", "slug must be lower-case letters and digits separated by single hyphens, at most %d characters, and not %q", MaxSlugLen, ReservedSlug)
 	}
 	if r.Group != "" && !ValidSlug(r.Group) {
-		return Record{}, graph.Invalid("group", "group must be a slug: lower-case letters and digits separated by single hyphens")
+		return Record{}, graph.Invalid("group", "group must be a slug: lower-case letters and digits separated by single hyphens, and not %q", ReservedSlug)
 	}
 	var err error
 	if r.Country, err = ParseCountry("country", l.Country); err != nil {
@@ -358,12 +368,16 @@ func parseTime(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC(), nil
 	}
+	if t, err := time.Parse("2006-01-02T15:04:05.999999999", s); err == nil {
+		return t, nil // ISO 8601 without an offset: read as UTC
+	}
 	t, err := time.Parse(time.DateOnly, s)
 	return t.UTC(), err
 }
 
-// ParseSince reads the since filter: an RFC 3339 date-time or a date. It
-// fails with graph.Invalid("since", ...).
+// ParseSince reads the since filter: an RFC 3339 date-time, an ISO 8601
+// date-time without offset (read as UTC) or a date. It fails with
+// graph.Invalid("since", ...).
 func ParseSince(s string) (time.Time, error) {
 	t, err := parseTime(strings.TrimSpace(s))
 	if err != nil {
