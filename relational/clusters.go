@@ -255,9 +255,11 @@ func groupIDTx(ctx context.Context, tx pgx.Tx, slug string) (string, error) {
 	return id, err
 }
 
-// upsertRecordTx inserts rec, or updates the stored record with its slug
-// when any field differs, and returns the event the change causes (nil for
-// none).
+// upsertRecordTx inserts rec, or updates the stored imported record with
+// its slug when any field differs, and returns the event the change causes
+// (nil for none). An investigator record (origin 'triage', an accepted
+// submission) is never updated by an import: when it holds rec's slug it is
+// moved to a free one first (see moveTriageRecordTx).
 func upsertRecordTx(ctx context.Context, tx pgx.Tx, rec cluster.Record, now time.Time) (*graph.Event, change, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	groupID, err := groupIDTx(ctx, tx, rec.Group)
@@ -268,8 +270,11 @@ func upsertRecordTx(ctx context.Context, tx pgx.Tx, rec cluster.Record, now time
 	if groupID != "" {
 		gid = groupID
 	}
+	if err := moveTriageRecordTx(ctx, tx, rec.Slug, now); err != nil {
+		return nil, changeNone, err
+	}
 	old, err := queryRecords(ctx, tx, `SELECT `+recordColumns+` FROM cluster_records r LEFT JOIN cluster_groups g ON g.id = r.group_id
-		WHERE r.slug = $1 FOR UPDATE OF r`, rec.Slug)
+		WHERE r.slug = $1 AND r.origin = 'import' FOR UPDATE OF r`, rec.Slug)
 	if err != nil {
 		return nil, changeNone, err
 	}
@@ -324,6 +329,27 @@ func upsertRecordTx(ctx context.Context, tx pgx.Tx, rec cluster.Record, now time
 		return &ev, changeSeverity, nil
 	}
 	return nil, changeUpdated, nil
+}
+
+// moveTriageRecordTx moves the investigator record with slug, if any, to
+// the first free slug slug-2, slug-3 ..., so that an imported line claiming
+// the slug adds its own record rather than overwriting the investigator's.
+// The record keeps its id (which submissions link to), severity and source.
+func moveTriageRecordTx(ctx context.Context, tx pgx.Tx, slug string, now time.Time) error {
+	var id string
+	err := tx.QueryRow(ctx, `SELECT id::text FROM cluster_records WHERE slug = $1 AND origin = 'triage' FOR UPDATE`, slug).Scan(&id)
+	if errNoRows(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	free, err := freeSlugTx(ctx, tx, slug)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE cluster_records SET slug = $2, updated_at = $3 WHERE id = $1`, id, free, now)
+	return err
 }
 
 // writeAliasesTx stores aliases of a record, skipping those whose key

@@ -3,7 +3,6 @@ package relational_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -345,65 +344,6 @@ func TestImportRecordsAliasSpellings(t *testing.T) {
 			res, err := db.ImportRecords(ctx, recs, tt.at)
 			if want := (cluster.ImportResult{Records: 1, Unchanged: 1, Version: first.Version}); err != nil || res != want {
 				t.Errorf("re-import = %+v, %v, want %+v", res, err, want)
-			}
-		})
-	}
-}
-
-// TestAcceptSubmissionMatchesAlias checks that accepting a submission that
-// names an existing record, by its name or by one of its aliases, confirms
-// that record rather than creating a second one.
-func TestAcceptSubmissionMatchesAlias(t *testing.T) {
-	ctx := context.Background()
-	db := relationaltest.New(t)
-	m, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
-	k, err := (&graph.Keys{Store: db}).Create(ctx, graph.CreateRequest{MemberID: m.ID, PlanScopes: m.PlanScopes, Name: "ci"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	if _, err := db.ImportRecords(ctx, demoRecords(), now); err != nil {
-		t.Fatal(err)
-	}
-	recs, _, _ := db.AllRecords(ctx)
-	ids := map[string]string{}
-	for _, r := range recs {
-		ids[r.Slug] = r.ID
-	}
-	tests := []struct {
-		name    string
-		entity  string
-		want    string // slug of the record the submission must link; "" for a new record
-		records int    // records after the accept
-	}{
-		{"alias, other spelling", "DEMO-ALPHA", "demo-alpha", 3},
-		{"entity name", "Demo Beta Oil", "demo-beta", 3},
-		{"already confirmed", "Demo Gamma", "demo-gamma", 3},
-		{"new entity", "Brand New Trading", "", 4},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req := cluster.SubmissionRequest{SubmitterEmail: fmt.Sprintf("tip%d@example.com", i), EntityName: tt.entity, PitchSummary: strings.Repeat("p", 40)}
-			id := graph.NewID()
-			if err := db.CreateSubmission(ctx, cluster.Submission{ID: id, MemberID: m.ID, KeyID: k.ID, EntityName: tt.entity,
-				Status: cluster.StatusPending, SubmittedAt: now}, req); err != nil {
-				t.Fatal(err)
-			}
-			s, err := db.TriageSubmission(ctx, id, cluster.Triage{Status: cluster.StatusAccepted, By: "Example Investigations"}, now)
-			if err != nil || s.LinkedBlocklistID == nil {
-				t.Fatalf("accept = %+v, %v", s, err)
-			}
-			if tt.want != "" && *s.LinkedBlocklistID != ids[tt.want] {
-				t.Errorf("linked %s, want %s (%s)", *s.LinkedBlocklistID, tt.want, ids[tt.want])
-			}
-			recs, _, _ := db.AllRecords(ctx)
-			if len(recs) != tt.records {
-				t.Errorf("%d records after the accept, want %d", len(recs), tt.records)
-			}
-			for _, r := range recs {
-				if r.ID == *s.LinkedBlocklistID && r.Severity != cluster.Confirmed {
-					t.Errorf("linked record %s is %s, want confirmed", r.Slug, r.Severity)
-				}
 			}
 		})
 	}

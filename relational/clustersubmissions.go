@@ -121,14 +121,18 @@ func (db *DB) ListSubmissions(ctx context.Context, status string) ([]cluster.Sub
 }
 
 // TriageSubmission moves the pending submission id to t.Status in one
-// transaction under the registry lock. Accepted raises the record with the
-// same normalized entity name to confirmed (cluster.entity_severity_changed
-// when it was not) or creates a confirmed record attributed to t.By
-// (cluster.entity_added), and bumps the registry version; accepted and
+// transaction under the registry lock. Accepted makes the submission a
+// confirmed investigator record (origin 'triage') for the submitted name
+// and the submitted country: the existing one with the same normalized name
+// and country, raised to confirmed when it was not
+// (cluster.entity_severity_changed), or a new one attributed to t.By
+// (cluster.entity_added); records imported from a source are never changed
+// by a triage, and an import never changes an investigator record. Accepted
+// bumps the registry version when it changed a record; accepted and
 // duplicate set linked_blocklist_id. Duplicate links to t.Link, or to the
-// record with the same normalized name (invalid naming link when there is
-// none). It fails with not_found for an unknown id and conflict when the
-// submission is not pending.
+// one record matching the submitted name (see duplicateOfTx; invalid naming
+// link when there is none or more than one). It fails with not_found for an
+// unknown id and conflict when the submission is not pending.
 func (db *DB) TriageSubmission(ctx context.Context, id string, t cluster.Triage, now time.Time) (cluster.Submission, error) {
 	switch t.Status {
 	case cluster.StatusAccepted, cluster.StatusRejected, cluster.StatusDuplicate:
@@ -162,7 +166,7 @@ func (db *DB) TriageSubmission(ctx context.Context, id string, t cluster.Triage,
 		var link *string
 		switch t.Status {
 		case cluster.StatusDuplicate:
-			rid, err := duplicateOfTx(ctx, tx, sub.EntityName, t.Link)
+			rid, err := duplicateOfTx(ctx, tx, sub.EntityName, country, t.Link)
 			if err != nil {
 				return err
 			}
@@ -192,9 +196,13 @@ func (db *DB) TriageSubmission(ctx context.Context, id string, t cluster.Triage,
 }
 
 // duplicateOfTx returns the id of the record a duplicate links to: link
-// (a uuid of an existing record), or the one record whose normalized name
-// equals name's.
-func duplicateOfTx(ctx context.Context, tx pgx.Tx, name, link string) (string, error) {
+// (a uuid of an existing record), or the one record matching name as an
+// acceptance would name it: by normalized entity name or alias, among the
+// records of the submitted country when any of those match, records matched
+// by entity name before those matched only by an alias. It fails with
+// invalid naming link when no record matches or the best matches are more
+// than one (naming their slugs and ids, for --link).
+func duplicateOfTx(ctx context.Context, tx pgx.Tx, name, country, link string) (string, error) {
 	if link != "" {
 		id, err := graph.ParseID("link", "", link)
 		if err != nil {
@@ -209,61 +217,90 @@ func duplicateOfTx(ctx context.Context, tx pgx.Tx, name, link string) (string, e
 		}
 		return id, nil
 	}
-	ids, err := recordsByKeyTx(ctx, tx, cluster.Normalize(name))
+	cands, err := recordsByNameOrAliasTx(ctx, tx, cluster.Normalize(name))
 	if err != nil {
 		return "", err
 	}
-	switch len(ids) {
-	case 0:
-		return "", graph.Invalid("link", "no blocklist record has this entity name; give the record's id with --link")
-	case 1:
-		return ids[0], nil
+	if len(cands) == 0 {
+		return "", graph.Invalid("link", "no blocklist record has this entity name or alias; give the record's id with --link")
 	}
-	return "", graph.Invalid("link", "%d blocklist records have this entity name; give the record's id with --link", len(ids))
-}
-
-func recordsByKeyTx(ctx context.Context, tx pgx.Tx, key string) ([]string, error) {
-	rows, err := tx.Query(ctx, `SELECT id::text FROM cluster_records WHERE name_key = $1 ORDER BY added_at, id`, key)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
-}
-
-// recordsByNameOrAliasTx returns the ids of the records whose normalized
-// name or one of whose aliases is key: records matched by name first, then
-// by alias, each oldest first.
-func recordsByNameOrAliasTx(ctx context.Context, tx pgx.Tx, key string) ([]string, error) {
-	rows, err := tx.Query(ctx, `SELECT id::text FROM (
-			SELECT r.id, 0 AS by_alias, r.added_at FROM cluster_records r WHERE r.name_key = $1
-			UNION ALL
-			SELECT r.id, 1, r.added_at FROM cluster_aliases a JOIN cluster_records r ON r.id = a.record_id WHERE a.alias_key = $1
-		) m ORDER BY by_alias, added_at, id`, key)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
-}
-
-// acceptTx makes the accepted submission a confirmed blocklist record and
-// returns its id: the existing record with the same normalized name or
-// alias (raised to confirmed), or a new one attributed to the investigator
-// by.
-func (db *DB) acceptTx(ctx context.Context, tx pgx.Tx, sub cluster.Submission, country, by string, now time.Time) (string, error) {
-	ids, err := recordsByNameOrAliasTx(ctx, tx, cluster.Normalize(sub.EntityName))
-	if err != nil {
-		return "", err
-	}
-	var ev *graph.Event
-	var rid string
-	if len(ids) > 0 {
-		rid = ids[0]
-		old, err := queryRecords(ctx, tx, `SELECT `+recordColumns+` FROM cluster_records r LEFT JOIN cluster_groups g ON g.id = r.group_id
-			WHERE r.id = $1 FOR UPDATE OF r`, rid)
-		if err != nil || len(old) != 1 {
-			return "", fmt.Errorf("accept: record %s: %v", rid, err)
+	if iso, _ := cluster.ParseCountry("entity_country", country); iso != "" {
+		var same []nameMatch
+		for _, c := range cands {
+			if c.country == iso {
+				same = append(same, c)
+			}
 		}
+		if len(same) > 0 {
+			cands = same
+		}
+	}
+	var best []nameMatch
+	for _, c := range cands {
+		if c.byAlias == cands[0].byAlias {
+			best = append(best, c)
+		}
+	}
+	if len(best) == 1 {
+		return best[0].id, nil
+	}
+	how := "entity name"
+	if best[0].byAlias {
+		how = "alias"
+	}
+	list := make([]string, len(best))
+	for i, c := range best {
+		list[i] = c.slug + " (" + c.id + ")"
+	}
+	return "", graph.Invalid("link", "%d blocklist records have this %s: %s; give the record's id with --link", len(best), how, strings.Join(list, ", "))
+}
+
+// nameMatch is a record matched by a normalized name.
+type nameMatch struct {
+	id, slug, country string
+	byAlias           bool // matched by an alias only, not by its entity name
+}
+
+// recordsByNameOrAliasTx returns the records whose normalized name or one
+// of whose aliases is key, each once: records matched by name first, then
+// those matched only by an alias, each oldest first.
+func recordsByNameOrAliasTx(ctx context.Context, tx pgx.Tx, key string) ([]nameMatch, error) {
+	rows, err := tx.Query(ctx, `SELECT id::text, slug, country, by_alias FROM (
+			SELECT DISTINCT ON (r.id) r.id, r.slug, r.country, m.by_alias, r.added_at FROM (
+				SELECT id AS record_id, false AS by_alias FROM cluster_records WHERE name_key = $1
+				UNION ALL
+				SELECT record_id, true FROM cluster_aliases WHERE alias_key = $1
+			) m JOIN cluster_records r ON r.id = m.record_id ORDER BY r.id, m.by_alias
+		) d ORDER BY by_alias, added_at, id`, key)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (nameMatch, error) {
+		var m nameMatch
+		err := row.Scan(&m.id, &m.slug, &m.country, &m.byAlias)
+		return m, err
+	})
+}
+
+// acceptTx makes the accepted submission a confirmed investigator record
+// for its normalized name and country (a free-text country that names none
+// is unknown, ""), and returns its id: the investigator record with that
+// name and country (raised to confirmed when it was not), or a new one
+// attributed to the investigator by. Imported records are left as their
+// source says, even when they have the same name.
+func (db *DB) acceptTx(ctx context.Context, tx pgx.Tx, sub cluster.Submission, country, by string, now time.Time) (string, error) {
+	iso, _ := cluster.ParseCountry("entity_country", country)
+	key := cluster.Normalize(sub.EntityName)
+	old, err := queryRecords(ctx, tx, `SELECT `+recordColumns+` FROM cluster_records r LEFT JOIN cluster_groups g ON g.id = r.group_id
+		WHERE r.origin = 'triage' AND r.name_key = $1 AND r.country = $2 FOR UPDATE OF r`, key, iso)
+	if err != nil {
+		return "", fmt.Errorf("accept: investigator record: %w", err)
+	}
+	var ev graph.Event
+	var rid string
+	if len(old) > 0 {
 		rec := old[0].Record
+		rid = rec.ID
 		if rec.Severity == cluster.Confirmed {
 			return rid, nil
 		}
@@ -272,29 +309,26 @@ func (db *DB) acceptTx(ctx context.Context, tx pgx.Tx, sub cluster.Submission, c
 		}
 		prev := rec.Severity
 		rec.Severity = cluster.Confirmed
-		e := clusterEvent(graph.EventClusterEntitySeverityChanged, rec.GroupID, rec, prev, now)
-		ev = &e
+		ev = clusterEvent(graph.EventClusterEntitySeverityChanged, rec.GroupID, rec, prev, now)
 	} else {
-		iso, _ := cluster.ParseCountry("entity_country", country) // a free-text country that names none stays unknown
 		slug, err := freeSlugTx(ctx, tx, cluster.Slugify(sub.EntityName))
 		if err != nil {
 			return "", err
 		}
 		rec := cluster.Record{ID: graph.NewID(), Slug: slug, EntityName: sub.EntityName, Severity: cluster.Confirmed, Country: iso,
-			AddedAt: now, Source: "Accepted cluster submission; attributed to " + by}
-		_, err = tx.Exec(ctx, `INSERT INTO cluster_records (id, slug, entity_name, name_key, severity, country, added_at, updated_at, source)
-			VALUES ($1, $2, $3, $4, 'confirmed', $5, $6, $6, $7)`, rec.ID, rec.Slug, rec.EntityName, cluster.Normalize(rec.EntityName), rec.Country, now, rec.Source)
+			AddedAt: now, Source: "Accepted cluster submission; attributed to " + by, Aliases: []string{}}
+		_, err = tx.Exec(ctx, `INSERT INTO cluster_records (id, slug, entity_name, name_key, severity, country, added_at, updated_at, source, origin)
+			VALUES ($1, $2, $3, $4, 'confirmed', $5, $6, $6, $7, 'triage')`, rec.ID, rec.Slug, rec.EntityName, key, rec.Country, now, rec.Source)
 		if err != nil {
 			return "", err
 		}
 		rid = rec.ID
-		e := clusterEvent(graph.EventClusterEntityAdded, "", rec, "", now)
-		ev = &e
+		ev = clusterEvent(graph.EventClusterEntityAdded, "", rec, "", now)
 	}
 	if _, err := bumpVersionTx(ctx, tx, true); err != nil {
 		return "", err
 	}
-	return rid, db.publishTx(ctx, tx, *ev)
+	return rid, db.publishTx(ctx, tx, ev)
 }
 
 // freeSlugTx returns base, or base-2, base-3 ... when taken.

@@ -637,39 +637,109 @@ func TestE2EClusterSubmissions(t *testing.T) {
 		t.Errorf("second triage: %v %s", err, out)
 	}
 
-	// Duplicate by exact normalized name; a likely record is raised to confirmed on accept.
-	other = in.key("globex", "cluster")
-	dup := in.do("POST", "/api/v1/clusters/submit", other.Key, validSubmission("x@example.com", "DEMO SUBMITTED PETRO, LTD.")).data(t, 201)["request_id"].(string)
+	// Duplicate by exact normalized name, or by an alias.
+	// A fresh key of the member for each submission: 5 per minute per key.
+	submitAs := func(body map[string]any) string {
+		return in.do("POST", "/api/v1/clusters/submit", in.key("globex", "cluster").Key, body).data(t, 201)["request_id"].(string)
+	}
+	dup := submitAs(validSubmission("x@example.com", "DEMO SUBMITTED PETRO, LTD."))
 	json.Unmarshal(runCLI(t, in.env, "submissions", "triage", dup, "--status", "duplicate"), &tri)
 	if tri.TriageStatus != "duplicate" || tri.LinkedBlocklistID == nil || *tri.LinkedBlocklistID != m[0].(map[string]any)["id"] {
 		t.Errorf("duplicate = %+v", tri)
 	}
-	raise := in.do("POST", "/api/v1/clusters/submit", other.Key, validSubmission("x@example.com", "Example Bitumen Trading FZE")).data(t, 201)["request_id"].(string)
+	idOf := func(slug string) string {
+		return in.do("GET", "/api/v1/clusters/check?entity="+url.QueryEscape(slug), k.Key, nil).data(t, 200)["matches"].([]any)[0].(map[string]any)["id"].(string)
+	}
+	// "FCX Demo" is an alias of a Swiss and a Panamanian record: the submitted country picks one.
+	fcx := validSubmission("x@example.com", "fcx demo")
+	fcx["entity_country"] = "Switzerland"
+	dup = submitAs(fcx)
+	json.Unmarshal(runCLI(t, in.env, "submissions", "triage", dup, "--status", "duplicate"), &tri)
+	if tri.TriageStatus != "duplicate" || tri.LinkedBlocklistID == nil || *tri.LinkedBlocklistID != idOf("Fictional Crude Exchange SA (Demo)") {
+		t.Errorf("duplicate by alias = %+v", tri)
+	}
+	// An alias of two records (of no submitted country) names both, for --link.
+	dup = submitAs(validSubmission("x@example.com", "Demo GPB"))
+	cmd = exec.Command(binary(t), "submissions", "triage", dup, "--status", "duplicate")
+	cmd.Env = in.env
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "2 blocklist records have this alias: demo-gulf-petro-brokers (") ||
+		!strings.Contains(string(out), "demo-example-bitumen-trading (") {
+		t.Errorf("duplicate of an alias of two records: %v %s", err, out)
+	}
+	gpb := idOf("Demo Gulf Petro Brokers Ltd")
+	json.Unmarshal(runCLI(t, in.env, "submissions", "triage", dup, "--status", "duplicate", "--link", gpb), &tri)
+	if tri.TriageStatus != "duplicate" || tri.LinkedBlocklistID == nil || *tri.LinkedBlocklistID != gpb {
+		t.Errorf("duplicate with --link = %+v", tri)
+	}
+
+	// Accepting the name of an imported record yields the investigator's own
+	// confirmed record for the submitted country; the imported record stays
+	// as its source says, and a re-import of the source changes neither.
+	checkIn := func(entity, country string) map[string]any {
+		return in.do("GET", "/api/v1/clusters/check?entity="+url.QueryEscape(entity)+"&country="+country, k.Key, nil).data(t, 200)
+	}
+	waitChecked := func(entity, country, severity string) map[string]any {
+		deadline := time.Now().Add(5 * time.Second)
+		d := checkIn(entity, country)
+		for d["highest_severity"] != severity && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			d = checkIn(entity, country)
+		}
+		if d["highest_severity"] != severity {
+			t.Errorf("check %q in %q = %v, want %s", entity, country, d, severity)
+		}
+		return d
+	}
+	raise := submitAs(validSubmission("x@example.com", "Example Bitumen Trading FZE"))
 	json.Unmarshal(runCLI(t, in.env, "submissions", "triage", raise, "--status", "accepted"), &tri)
-	rej := in.do("POST", "/api/v1/clusters/submit", other.Key, validSubmission("x@example.com", "Demo Rejected Co")).data(t, 201)["request_id"].(string)
+	bitumen := *tri.LinkedBlocklistID
+	lngBody := validSubmission("x@example.com", "Placeholder LNG Partners (Demo)")
+	lngBody["entity_country"] = "SG"
+	lng := submitAs(lngBody)
+	json.Unmarshal(runCLI(t, in.env, "submissions", "triage", lng, "--status", "accepted"), &tri)
+	lngRecord := *tri.LinkedBlocklistID
+	rej := submitAs(validSubmission("x@example.com", "Demo Rejected Co"))
 	json.Unmarshal(runCLI(t, in.env, "submissions", "triage", rej, "--status", "rejected"), &tri)
 	if tri.TriageStatus != "rejected" || tri.LinkedBlocklistID != nil {
 		t.Errorf("rejected = %+v", tri)
 	}
+	for round, reimport := range []bool{false, true} {
+		if reimport {
+			if res := importCLI(t, in.env, demoClusters); res.Added != 0 || res.Updated != 0 || res.SeverityChanged != 0 {
+				t.Errorf("re-import after the accepts = %+v, want unchanged", res)
+			}
+		}
+		for _, c := range []struct {
+			entity, country, severity, id string
+		}{
+			{"Example Bitumen Trading FZE", "NG", "confirmed", bitumen},
+			{"Example Bitumen Trading FZE", "AE", "likely", ""},
+			{"Placeholder LNG Partners (Demo)", "SG", "confirmed", lngRecord},
+			{"Placeholder LNG Partners (Demo)", "NG", "suspected", ""},
+		} {
+			d := waitChecked(c.entity, c.country, c.severity)
+			ms, _ := d["matches"].([]any)
+			if len(ms) != 1 || (c.id != "" && ms[0].(map[string]any)["id"] != c.id) ||
+				(c.id != "" && ms[0].(map[string]any)["source"] != "Accepted cluster submission; attributed to Example Investigations Desk") {
+				t.Errorf("round %d: check %q in %s = %v", round, c.entity, c.country, d)
+			}
+		}
+	}
+	if n := pgCount(t, in.env, `SELECT count(*) FROM cluster_submissions s JOIN cluster_records r ON r.id = s.linked_blocklist_id
+		WHERE s.triage_status = 'accepted' AND r.severity <> 'confirmed'`); n != 0 {
+		t.Errorf("%d accepted submissions link a record that is not confirmed", n)
+	}
 
-	// Events: one entity_added (the accepted submission) and one severity change, to the subscribed member.
+	// Events: entity_added for each accepted submission (each made a new
+	// investigator record) and no severity change, to the subscribed member.
 	subID := strings.TrimPrefix(hook["id"].(string), "wh_")
 	var added, changed int
-	conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE e.type = 'cluster.entity_added' AND e.payload->>'entity_name' = 'Demo Submitted Petro Ltd'),
-			count(*) FILTER (WHERE e.type = 'cluster.entity_severity_changed' AND e.payload->>'previous_severity' = 'likely' AND e.payload->>'severity' = 'confirmed')
+	conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE e.type = 'cluster.entity_added' AND e.payload->>'severity' = 'confirmed' AND e.payload->>'entity_name' IN
+				('Demo Submitted Petro Ltd', 'Example Bitumen Trading FZE', 'Placeholder LNG Partners (Demo)')),
+			count(*) FILTER (WHERE e.type = 'cluster.entity_severity_changed')
 		FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.subscription_id = $1`, subID).Scan(&added, &changed)
-	if added != 1 || changed != 1 {
-		t.Errorf("events: %d entity_added, %d severity_changed; want 1 and 1", added, changed)
-	}
-	if d := in.do("GET", "/api/v1/clusters/check?entity=Example+Bitumen+Trading+FZE", k.Key, nil).data(t, 200); d["highest_severity"] != "confirmed" {
-		deadline := time.Now().Add(5 * time.Second)
-		for d["highest_severity"] != "confirmed" && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-			d = in.do("GET", "/api/v1/clusters/check?entity=Example+Bitumen+Trading+FZE", k.Key, nil).data(t, 200)
-		}
-		if d["highest_severity"] != "confirmed" {
-			t.Errorf("raised record = %v", d)
-		}
+	if added != 3 || changed != 0 {
+		t.Errorf("events: %d entity_added, %d severity_changed; want 3 and 0", added, changed)
 	}
 
 	// Without the submission storage: 503.

@@ -20,9 +20,10 @@ const submissionsUsage = `usage:
       print the submissions, oldest first (never the submitter's email)
   compliance submissions triage ID --status accepted|rejected|duplicate [--link BLOCKLIST_ID] [--note TEXT]
       move a pending submission (ID with or without sub_): accepted makes a confirmed blocklist
-      record attributed to CLUSTER_INVESTIGATOR (or raises the record of the same normalized
-      name to confirmed); duplicate links to --link or to the record of the same normalized
-      name; then mirrors the registry into the graph
+      record attributed to CLUSTER_INVESTIGATOR for the submitted name and country (or raises
+      the investigator's record of the same normalized name and country to confirmed; imported
+      records are never changed); duplicate links to --link or to the one record matching the
+      name or an alias (the submitted country's first); then mirrors the registry into the graph
 `
 
 // submissionsCommand runs `compliance submissions list|triage`.

@@ -223,10 +223,12 @@ type SubmissionStore interface {
 	// oldest first.
 	ListSubmissions(ctx context.Context, status string) ([]Submission, error)
 	// TriageSubmission moves a pending submission to t.Status (conflict
-	// when it is not pending). Accepted creates a confirmed record (or
-	// raises the record with the same normalized name to confirmed)
-	// attributed to t.By, with its event; accepted and duplicate set
-	// LinkedBlocklistID.
+	// when it is not pending). Accepted yields a confirmed investigator
+	// record for the submitted name and country, attributed to t.By (a new
+	// one, or the investigator's record with the same normalized name and
+	// country raised to confirmed), with its event; imported records are
+	// never changed, and no import changes an investigator record.
+	// Accepted and duplicate set LinkedBlocklistID.
 	TriageSubmission(ctx context.Context, id string, t Triage, now time.Time) (Submission, error)
 }
 
