@@ -208,6 +208,9 @@ func (db *DB) ImportRecords(ctx context.Context, recs []cluster.Record, now time
 				events = append(events, *ev)
 			}
 		}
+		if err := slugClashTx(ctx, tx, recs); err != nil {
+			return err
+		}
 		v, err := bumpVersionTx(ctx, tx, res.Added+res.Updated > 0)
 		if err != nil {
 			return err
@@ -219,6 +222,29 @@ func (db *DB) ImportRecords(ctx context.Context, recs []cluster.Record, now time
 		return cluster.ImportResult{}, fmt.Errorf("import cluster records: %w", err)
 	}
 	return res, nil
+}
+
+// slugClashTx fails with invalid naming slug when a record of recs has a
+// group's slug, or a group of recs a record's: /clusters/{slug}/graph
+// tries the record first, so the group's network could not be reached.
+func slugClashTx(ctx context.Context, tx pgx.Tx, recs []cluster.Record) error {
+	var slugs, groups []string
+	for _, r := range recs {
+		slugs = append(slugs, r.Slug)
+		if r.Group != "" {
+			groups = append(groups, r.Group)
+		}
+	}
+	var clash string
+	err := tx.QueryRow(ctx, `SELECT slug FROM cluster_groups WHERE slug = ANY($1)
+		UNION ALL SELECT slug FROM cluster_records WHERE slug = ANY($2) LIMIT 1`, slugs, groups).Scan(&clash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return graph.Invalid("slug", "%q is both a record's slug and a group's: the group's graph could not be reached at /api/v1/clusters/%s/graph; rename one", clash, clash)
 }
 
 // bumpVersionTx increments the registry version when changed and returns

@@ -3,6 +3,7 @@ package relational_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -344,6 +345,48 @@ func TestImportRecordsAliasSpellings(t *testing.T) {
 			res, err := db.ImportRecords(ctx, recs, tt.at)
 			if want := (cluster.ImportResult{Records: 1, Unchanged: 1, Version: first.Version}); err != nil || res != want {
 				t.Errorf("re-import = %+v, %v, want %+v", res, err, want)
+			}
+		})
+	}
+}
+
+// TestImportRecordsSlugClash: a record may not take a group's slug, nor a
+// group a record's, in the same import or a later one; the refused import
+// writes nothing.
+func TestImportRecordsSlugClash(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name          string
+		first, second []cluster.Record
+	}{
+		{"record takes an existing group's slug", demoRecords(),
+			[]cluster.Record{{Slug: "demo-ring", EntityName: "Demo Ring Trading", Severity: cluster.Likely}}},
+		{"group takes an existing record's slug", demoRecords(),
+			[]cluster.Record{{Slug: "demo-delta", EntityName: "Demo Delta", Severity: cluster.Likely, Group: "demo-alpha"}}},
+		{"both in one import", nil,
+			[]cluster.Record{{Slug: "demo-x", EntityName: "Demo X", Severity: cluster.Likely, Group: "demo-y"},
+				{Slug: "demo-y", EntityName: "Demo Y", Severity: cluster.Likely}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := relationaltest.New(t)
+			if tt.first != nil {
+				if _, err := db.ImportRecords(ctx, tt.first, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before, _ := db.RegistryVersion(ctx)
+			_, err := db.ImportRecords(ctx, tt.second, now.Add(time.Hour))
+			var ge *graph.Error
+			if !errors.As(err, &ge) || ge.Code != graph.CodeInvalid || ge.Field != "slug" {
+				t.Fatalf("ImportRecords = %v, want invalid naming slug", err)
+			}
+			after, _ := db.RegistryVersion(ctx)
+			var n int
+			db.Pool.QueryRow(ctx, `SELECT count(*) FROM cluster_records WHERE slug = ANY($1)`, []string{"demo-delta", "demo-x", "demo-y"}).Scan(&n)
+			if after != before || n != 0 || (tt.first == nil && before != 0) {
+				t.Errorf("a refused import wrote: version %d -> %d, %d new records", before, after, n)
 			}
 		})
 	}
