@@ -54,6 +54,10 @@ RETURN m.id AS id, m.list AS list, m.source_id AS source_id, m.name AS name, l.q
 MATCH (e:SanctionsEntry {name_key: $key})
 RETURN e.id AS id, e.list AS list, e.source_id AS source_id, e.name AS name`)
 
+	qSanctionsEntryExists = register("sanctions_entry_exists", `
+MATCH (e:SanctionsEntry {id: $id})
+RETURN e.id AS id`)
+
 	qSanctionsListCount = register("sanctions_list_count", `
 MATCH (e:SanctionsEntry {list: $list})
 RETURN count(e) AS n`)
@@ -178,6 +182,9 @@ func (db *DB) SanctionsLinks(ctx context.Context, id string) ([]LinkedEntry, err
 
 // ListedByName returns the ids of entries whose primary name has the same
 // normalized key as name (exact, never substring); none for an empty key.
+// Aliases are not held in the graph: the cluster sanctions network finds
+// entries by primary name or alias with the in-process screener
+// (sanctions.Screener.ExactListed) and checks them here with EntryExists.
 func (db *DB) ListedByName(ctx context.Context, name string) ([]string, error) {
 	key := sanctions.NormalizeKey(name)
 	if key == "" {
@@ -193,6 +200,16 @@ func (db *DB) ListedByName(ctx context.Context, name string) ([]string, error) {
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// EntryExists reports whether the graph holds the entry with id
+// ("<list>:<source_id>").
+func (db *DB) EntryExists(ctx context.Context, id string) (bool, error) {
+	recs, err := db.read(ctx, qSanctionsEntryExists, map[string]any{"id": id})
+	if err != nil {
+		return false, err
+	}
+	return len(recs) > 0, nil
 }
 
 // ListEntries returns the number of entries of list held in the graph: 0

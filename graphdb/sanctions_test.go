@@ -60,4 +60,10 @@ func TestReplaceSanctionsList(t *testing.T) {
 	if ids, _ := db.ListedByName(ctx, "ALPHA PETROLEUM TRADING"); len(ids) != 0 {
 		t.Errorf("ALPHA is still in the graph after the new snapshot: %v", ids)
 	}
+	if ok, err := db.EntryExists(ctx, list+":15"); !ok || err != nil {
+		t.Errorf("EntryExists(15) = %v, %v, want true", ok, err)
+	}
+	if ok, err := db.EntryExists(ctx, list+":14"); ok || err != nil {
+		t.Errorf("EntryExists(14) = %v, %v, want false: not in the new snapshot", ok, err)
+	}
 }

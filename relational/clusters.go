@@ -152,6 +152,21 @@ func (db *DB) ProtectedEntities(ctx context.Context) ([]cluster.Record, error) {
 	return records(rs), nil
 }
 
+// RecordsByID returns the records with ids, with their aliases, ordered by
+// slug; ids naming no record are skipped (cluster.Networks reads the
+// aliases of a network's records here: the graph mirror holds none).
+func (db *DB) RecordsByID(ctx context.Context, ids []string) ([]cluster.Record, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rs, err := queryRecords(ctx, db.Pool, `SELECT `+recordColumns+` FROM cluster_records r LEFT JOIN cluster_groups g ON g.id = r.group_id
+		WHERE r.id = ANY($1::uuid[]) ORDER BY r.slug`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("cluster records by id: %w", err)
+	}
+	return records(rs), nil
+}
+
 // RecordsBySlug returns the record with the entity slug, or every record of
 // the group with that slug (ordered by slug); none when the slug names
 // neither. isGroup reports which it named.

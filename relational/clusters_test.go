@@ -196,6 +196,14 @@ func TestListRecordsAndSlugs(t *testing.T) {
 			t.Errorf("RecordsBySlug(%q) = %d records, group %q %v, %v", c.slug, len(recs), gid, isGroup, err)
 		}
 	}
+	// Records by id, with their aliases (the graph mirror holds none).
+	alpha, _, _, _ := db.RecordsBySlug(ctx, "demo-alpha")
+	gamma, _, _, _ := db.RecordsBySlug(ctx, "demo-gamma")
+	byID, err := db.RecordsByID(ctx, []string{gamma[0].ID, alpha[0].ID, "00000000-0000-0000-0000-000000000000"})
+	if err != nil || len(byID) != 2 || byID[0].Slug != "demo-alpha" || !slices.Equal(byID[0].Aliases, []string{"Demo Alpha", "DAP FZE"}) ||
+		byID[1].Slug != "demo-gamma" || len(byID[1].Aliases) != 0 {
+		t.Errorf("RecordsByID = %+v, %v, want demo-alpha with its aliases and demo-gamma", byID, err)
+	}
 	// The protected records, whichever network they are in.
 	prot, err := db.ProtectedEntities(ctx)
 	if err != nil || len(prot) != 1 || prot[0].Slug != "demo-gamma" || !prot[0].Protected || prot[0].SanctionsSource != "us_sdn" {

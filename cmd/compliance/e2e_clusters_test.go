@@ -468,6 +468,57 @@ func TestE2EClusterSanctionsNetwork(t *testing.T) {
 	}
 }
 
+// A record listed under an alias is found with the real OFAC SDN list:
+// CENTRAL BANK OF IRAN is an alias ("aka") of SDN entry 4632 (BANK MARKAZI
+// JOMHOURI ISLAMI IRAN), whose links are published (it was a false
+// no_links_recorded when only primary names were looked up); a record whose
+// own alias is the entry's primary name is found too.
+func TestE2EClusterSanctionsNetworkAliases(t *testing.T) {
+	ofac := func(f string) string { return sharedData(t, "ofac", f) }
+	sdn, add, alt, comments := ofac("sdn.csv"), ofac("add.csv"), ofac("alt.csv"), ofac("sdn_comments.csv")
+	in := startClusters(t)
+	k := in.key("acme", "cluster")
+	sanctionsOf := func(slug string) map[string]any {
+		t.Helper()
+		return in.do("GET", "/api/v1/clusters/"+slug+"/graph", k.Key, nil).data(t, 200)["sanctions_network"].(map[string]any)
+	}
+	runCLI(t, in.env, "sanctions", "ingest", "--list", "us_sdn", sdn, add, alt, comments)
+	p := filepath.Join(t.TempDir(), "cbi.csv")
+	if err := os.WriteFile(p, []byte("slug,entity_name,aliases,severity,group,sanctions_source,source\n"+
+		"test-cbi,CENTRAL BANK OF IRAN,,confirmed,test-sn-entry-alias,us_sdn,TEST FIXTURE (an SDN alias)\n"+
+		"test-filler-d,Test Filler D,,suspected,test-sn-entry-alias,,TEST FIXTURE\n"+
+		"test-record-alias,Test Record Alias Holding,Bank Markazi Jomhouri Islami Iran,confirmed,test-sn-record-alias,us_sdn,TEST FIXTURE (an alias naming an SDN entry)\n"+
+		"test-filler-e,Test Filler E,,suspected,test-sn-record-alias,,TEST FIXTURE\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	importCLI(t, in.env, p)
+
+	const entry = "us_sdn:4632"
+	for _, tc := range []struct{ slug, entity string }{
+		{"test-sn-entry-alias", "test-cbi"},           // the alias is the entry's
+		{"test-sn-record-alias", "test-record-alias"}, // the alias is the record's
+	} {
+		// The server loads the new snapshot within SANCTIONS_RELOAD_INTERVAL.
+		deadline := time.Now().Add(20 * time.Second)
+		sn := sanctionsOf(tc.slug)
+		for sn["coverage"] == "unavailable" && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			sn = sanctionsOf(tc.slug)
+		}
+		members, _ := sn["members"].([]any)
+		n := 0
+		for _, m := range members {
+			mm := m.(map[string]any)
+			if mm["listed_entry_id"] == entry && mm["cluster_entity"] == tc.entity && mm["list"] == "us_sdn" && mm["quoted"] != "" {
+				n++
+			}
+		}
+		if sn["coverage"] != "available" || sn["degraded"] != false || n < 3 || n != len(members) {
+			t.Errorf("%s: sanctions_network = %v, want available with the links of %s (3 or more) for %s", tc.slug, sn, entry, tc.entity)
+		}
+	}
+}
+
 // openGraph opens the graph database the tests use.
 func openGraph(t *testing.T) *graphdb.DB {
 	t.Helper()

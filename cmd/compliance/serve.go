@@ -200,13 +200,17 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger) error {
 // registry index that a watcher reloads when the registry version changes
 // (CLUSTER_RELOAD_INTERVAL), the list and submissions from Postgres, and
 // networks from the graph mirror with the sanctions snapshot's age (whether
-// a record's list is loaded is read from the graph).
+// a record's list is loaded is read from the graph). The entries a record
+// is listed under are found by the screener (its entity name and aliases,
+// read from Postgres, against entries' primary names and aliases, exact
+// normalized key) and checked to be held in the graph, which gives their
+// links.
 func clusterService(ctx context.Context, cfg Config, pg *relational.DB, neo *graphdb.DB, screener *sanctions.Screener, log *slog.Logger) *cluster.Service {
 	reg := &cluster.Registry{Source: pg}
 	go reg.Watch(ctx, cfg.ClusterReloadEvery, log)
 	return &cluster.Service{
 		Store: pg, Checker: reg, Submissions: pg,
-		Networks: &cluster.Networks{Slugs: pg, Graph: neo, Fallback: pg, Sanctions: neo, Protected: pg, Snapshot: func() cluster.SnapshotState {
+		Networks: &cluster.Networks{Slugs: pg, Graph: neo, Fallback: pg, Sanctions: neo, Names: screener, Records: pg, Protected: pg, Snapshot: func() cluster.SnapshotState {
 			var st cluster.SnapshotState
 			for _, l := range screener.Lists() {
 				if l.Loaded && l.StaleHours != nil && (st.StaleHours == nil || *l.StaleHours > *st.StaleHours) {

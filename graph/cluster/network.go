@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -92,14 +93,33 @@ type SanctionsMember struct {
 }
 
 // SanctionsGraph answers whether a name is itself listed (exact normalized
-// name, never substring), what its entry is linked to, and how many entries
-// of a list it holds (graphdb).
+// primary name, never substring), whether it holds an entry, what an entry
+// is linked to, and how many entries of a list it holds (graphdb).
 type SanctionsGraph interface {
 	ListedByName(ctx context.Context, name string) ([]string, error)
+	EntryExists(ctx context.Context, entryID string) (bool, error)
 	LinkedMembers(ctx context.Context, entryID string) ([]SanctionsMember, error)
 	// ListEntries returns 0 for a list never loaded into the graph or
 	// whose load failed.
 	ListEntries(ctx context.Context, list string) (int, error)
+}
+
+// ListedNames finds listed entries by exact normalized name on both sides:
+// any of the names given (a record's entity name and aliases) against the
+// primary names and aliases of every entry (the in-process screener,
+// sanctions.Screener, implements it; the graph holds no aliases).
+type ListedNames interface {
+	// ExactListed returns the ids ("<list>:<source_id>") of the entries
+	// one of whose names has the normalized key of one of names, sorted.
+	ExactListed(names []string) []string
+	// ListLoaded reports whether list is held.
+	ListLoaded(list string) bool
+}
+
+// RecordSource reads records, with their aliases, from the registry of
+// record (relational implements it): the graph mirror holds no aliases.
+type RecordSource interface {
+	RecordsByID(ctx context.Context, ids []string) ([]Record, error)
 }
 
 // SnapshotState gives the local sanctions snapshot's age in hours once it
@@ -185,6 +205,13 @@ type Networks struct {
 	Graph     GraphStore
 	Fallback  GraphStore // read when Graph is unavailable; nil for none
 	Sanctions SanctionsGraph
+	// Names finds the entries a record is listed under, by its entity name
+	// and aliases against entries' primary names and aliases; nil falls
+	// back to Sanctions.ListedByName (entries' primary names only).
+	Names ListedNames
+	// Records gives the screened records' aliases (the graph mirror holds
+	// none); nil uses the aliases the records carry.
+	Records RecordSource
 	// Protected lists every protected record of the registry; nil limits
 	// the protected-entity policy to the records of the network itself.
 	Protected ProtectedSource
@@ -420,7 +447,8 @@ func plural(n int, one, many string) string {
 }
 
 // sanctionsNetwork looks up, for each entity sourced from a sanctions list,
-// whether it is itself listed (exact normalized name) and what its entries
+// whether it is itself listed (its entity name or an alias equal, on the
+// normalized key, to an entry's primary name or alias) and what its entries
 // are linked to.
 func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) SanctionsNetwork {
 	sn := SanctionsNetwork{Members: []SanctionsMember{}}
@@ -461,8 +489,26 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 			return unavailable("The sanctions-network lookup did not complete.")
 		}
 		loaded[r.SanctionsSource] = c > 0
-		if c == 0 {
+		if c == 0 || (n.Names != nil && !n.Names.ListLoaded(r.SanctionsSource)) {
 			return unavailable(fmt.Sprintf("The sanctions list %s, which entity %s was sourced from, is not loaded in the local snapshot.", r.SanctionsSource, r.Slug))
+		}
+	}
+	// The records' aliases come from the registry of record.
+	if n.Records != nil {
+		ids := make([]string, len(screened))
+		for i, r := range screened {
+			ids[i] = r.ID
+		}
+		fresh, err := n.Records.RecordsByID(ctx, ids)
+		if err != nil {
+			return unavailable("The sanctions-network lookup did not complete.")
+		}
+		for i, r := range screened {
+			for _, f := range fresh {
+				if f.ID == r.ID {
+					screened[i].Aliases = f.Aliases
+				}
+			}
 		}
 	}
 	// The listed entries of protected records first: their links are
@@ -474,9 +520,9 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 	inNetwork := map[string]bool{}
 	for i, r := range screened {
 		inNetwork[r.ID] = true
-		ids, err := n.Sanctions.ListedByName(ctx, r.EntityName)
+		ids, err := n.listedEntries(ctx, r)
 		if err != nil {
-			return unavailable("The sanctions-network lookup did not complete.")
+			return unavailable(lookupFailed(err))
 		}
 		listed[i] = ids
 		if r.Protected {
@@ -494,9 +540,9 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 			if inNetwork[r.ID] || r.SanctionsSource == "" {
 				continue
 			}
-			ids, err := n.Sanctions.ListedByName(ctx, r.EntityName)
+			ids, err := n.listedEntries(ctx, r)
 			if err != nil {
-				return unavailable("The sanctions-network lookup did not complete.")
+				return unavailable(lookupFailed(err))
 			}
 			for _, id := range ids {
 				if _, ok := protectedEntry[id]; !ok {
@@ -532,7 +578,7 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 	switch {
 	case len(sn.Members) > 0:
 		sn.Coverage = CoverageAvailable
-		sn.Note = "Linked-to entries quoted verbatim from the lists' remarks, for entities themselves listed (exact normalized name)."
+		sn.Note = "Linked-to entries quoted verbatim from the lists' remarks, for entities themselves listed (exact normalized name or alias)."
 		if sn.Withheld > 0 {
 			sn.Note += fmt.Sprintf(" Links of %d protected %s are withheld.", sn.Withheld, plural(sn.Withheld, "entity", "entities"))
 		}
@@ -544,4 +590,53 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 		sn.Note = "Screened against a populated sanctions snapshot: no links recorded."
 	}
 	return sn
+}
+
+// errEntryMissing is a listed entry the graph does not hold: its links
+// cannot be read, so the lookup is incomplete.
+var errEntryMissing = errors.New("a listed entry is not held in the graph")
+
+func lookupFailed(err error) string {
+	if errors.Is(err, errEntryMissing) {
+		return "The sanctions-network lookup did not complete: an entry an entity is listed under is not loaded in the graph (its list's graph load lags the local snapshot)."
+	}
+	return "The sanctions-network lookup did not complete."
+}
+
+// listedEntries returns the ids of the entries r is listed under, sorted:
+// its entity name and aliases against the entries' primary names and
+// aliases by exact normalized key (Names), each checked to be held in the
+// graph whose links are read (an entry missing there, its list's graph
+// load lagging the snapshot, fails the lookup rather than hiding links).
+// Without Names, the graph's primary names are looked up for every name of
+// r.
+func (n *Networks) listedEntries(ctx context.Context, r Record) ([]string, error) {
+	names := append([]string{r.EntityName}, r.Aliases...)
+	if n.Names != nil {
+		ids := n.Names.ExactListed(names)
+		for _, id := range ids {
+			ok, err := n.Sanctions.EntryExists(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, fmt.Errorf("%w: %s", errEntryMissing, id)
+			}
+		}
+		return ids, nil
+	}
+	var ids []string
+	for _, name := range names {
+		found, err := n.Sanctions.ListedByName(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range found {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
 }

@@ -16,6 +16,27 @@ import (
 type memGraph struct {
 	recs []Record
 	fail error
+	// mirror makes the graph reads return records without aliases, as the
+	// graph mirror holds them (RecordsBySlug and RecordsByID, the registry
+	// of record, keep them).
+	mirror bool
+}
+
+func (m *memGraph) out(r Record) Record {
+	if m.mirror {
+		r.Aliases = nil
+	}
+	return r
+}
+
+func (m *memGraph) RecordsByID(_ context.Context, ids []string) ([]Record, error) {
+	var out []Record
+	for _, r := range m.recs {
+		if slices.Contains(ids, r.ID) {
+			out = append(out, r)
+		}
+	}
+	return out, m.fail
 }
 
 func (m *memGraph) RecordsBySlug(_ context.Context, slug string) ([]Record, string, bool, error) {
@@ -39,7 +60,7 @@ func (m *memGraph) RecordsBySlug(_ context.Context, slug string) ([]Record, stri
 func (m *memGraph) ClusterEntity(_ context.Context, id string) (Record, bool, error) {
 	for _, r := range m.recs {
 		if r.ID == id {
-			return r, true, m.fail
+			return m.out(r), true, m.fail
 		}
 	}
 	return Record{}, false, m.fail
@@ -58,7 +79,7 @@ func (m *memGraph) GroupMembers(_ context.Context, gid string) ([]Record, error)
 	var out []Record
 	for _, r := range m.recs {
 		if r.GroupID == gid {
-			out = append(out, r)
+			out = append(out, m.out(r))
 		}
 	}
 	return out, m.fail
@@ -88,7 +109,7 @@ func (m *memGraph) AliasNeighbours(_ context.Context, id string) ([]AliasLink, e
 		}
 		for _, k := range me.Keys() {
 			if slices.Contains(o.Keys(), k) {
-				out = append(out, AliasLink{From: min(id, o.ID), To: max(id, o.ID), Other: o, Key: k, Name: k})
+				out = append(out, AliasLink{From: min(id, o.ID), To: max(id, o.ID), Other: m.out(o), Key: k, Name: k})
 				break
 			}
 		}
@@ -96,12 +117,46 @@ func (m *memGraph) AliasNeighbours(_ context.Context, id string) ([]AliasLink, e
 	return out, m.fail
 }
 
-// memSanctions lists names (exact normalized) with their linked members.
+// memSanctions lists names (exact normalized) with their linked members:
+// entry "un:<key>" has primary name key; aliases maps an alias key to the
+// primary key of its entry. As in the graph, ListedByName knows primary
+// names only; memNames (the screener) knows aliases too.
 type memSanctions struct {
 	listed  map[string][]SanctionsMember
+	aliases map[string]string
 	entries map[string]int // entries of each list held
+	missing []string       // entry ids the graph does not hold
 	fail    error
 }
+
+func (s *memSanctions) EntryExists(_ context.Context, id string) (bool, error) {
+	_, ok := s.listed[strings.TrimPrefix(id, "un:")]
+	return ok && !slices.Contains(s.missing, id), s.fail
+}
+
+// memNames is the screener over the entries of memSanctions: primary
+// names and aliases, exact normalized key.
+type memNames struct {
+	s      *memSanctions
+	loaded map[string]bool
+}
+
+func (m *memNames) ExactListed(names []string) []string {
+	var out []string
+	for _, n := range names {
+		k := Normalize(n)
+		if p, ok := m.s.aliases[k]; ok {
+			k = p
+		}
+		if _, ok := m.s.listed[k]; ok && !slices.Contains(out, "un:"+k) {
+			out = append(out, "un:"+k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (m *memNames) ListLoaded(list string) bool { return m.loaded[list] }
 
 func (s *memSanctions) ListEntries(_ context.Context, list string) (int, error) {
 	return s.entries[list], s.fail
@@ -139,6 +194,12 @@ func networkRecords() []Record {
 		// entry, in a network p is not part of.
 		{ID: "x", Slug: "cross-listed", EntityName: "Cross Listed", Severity: Confirmed, Group: "cross", GroupID: "g8", SanctionsSource: "un"},
 		{ID: "y", Slug: "demo-y", EntityName: "Demo Y", Severity: Likely, Group: "cross", GroupID: "g8"},
+		// Listed under an alias of an entry (the entry side), and under an
+		// alias of the record (the record side).
+		{ID: "ea", Slug: "entry-alias", EntityName: "Listed Entity AKA", Severity: Confirmed, Group: "entryalias", GroupID: "g9", SanctionsSource: "un"},
+		{ID: "z", Slug: "demo-z", EntityName: "Demo Z", Severity: Likely, Group: "entryalias", GroupID: "g9"},
+		{ID: "ra", Slug: "record-alias", EntityName: "Record Alias Trading", Aliases: []string{"Aliased Entry"}, Severity: Confirmed, Group: "recordalias", GroupID: "g10", SanctionsSource: "un"},
+		{ID: "w", Slug: "demo-w", EntityName: "Demo W", Severity: Likely, Group: "recordalias", GroupID: "g10"},
 	}
 }
 
@@ -156,14 +217,17 @@ func testNetworks() (*Networks, *memGraph, *memSanctions, *SnapshotState) {
 			{EntityID: "un:QDe.9", List: "un", SourceID: "QDe.9", Name: "THIRD CO", Quoted: "Third Co"},
 			{EntityID: "un:protectedthree", List: "un", SourceID: "protectedthree", Name: "PROTECTED THREE", Quoted: "Protected Three"},
 		},
+		"aliasedentry": {{EntityID: "un:QDe.3", List: "un", SourceID: "QDe.3", Name: "THIRD LINKED CO", Quoted: "Third Linked Co"}},
 		"crosslisted": {
 			{EntityID: "un:QDe.7", List: "un", SourceID: "QDe.7", Name: "FOURTH CO", Quoted: "Fourth Co"},
 			{EntityID: "un:protectedentity", List: "un", SourceID: "protectedentity", Name: "PROTECTED ENTITY", Quoted: "Protected Entity"},
 		},
 	}}
+	s.aliases = map[string]string{"listedentityaka": "listedentity"}
 	s.entries = map[string]int{"un": 2}
 	snap := &SnapshotState{}
-	n := &Networks{Slugs: g, Graph: g, Sanctions: s, Protected: g, Snapshot: func() SnapshotState { return *snap }}
+	n := &Networks{Slugs: g, Graph: g, Sanctions: s, Names: &memNames{s: s, loaded: map[string]bool{"un": true}}, Records: g, Protected: g,
+		Snapshot: func() SnapshotState { return *snap }}
 	return n, g, s, snap
 }
 
@@ -339,4 +403,81 @@ func TestSanctionsNetworkProtected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSanctionsNetworkAliases checks that a record is found listed by its
+// entity name or an alias against an entry's primary name or alias, exactly
+// (the graph mirror's records carry no aliases: they are read from the
+// registry of record), and that an incomplete lookup is never a clean
+// result.
+func TestSanctionsNetworkAliases(t *testing.T) {
+	tests := []struct {
+		name     string
+		slug     string
+		setup    func(n *Networks, g *memGraph, s *memSanctions)
+		coverage string
+		member   string // EntityID of the only member
+		listed   string // its ListedEntryID
+		entity   string // its ClusterEntity
+	}{
+		{"alias on the entry side", "entry-alias", nil, CoverageAvailable, "un:QDe.1", "un:listedentity", "entry-alias"},
+		{"alias on the record side, reached through the graph", "demo-w", nil, CoverageAvailable, "un:QDe.3", "un:aliasedentry", "record-alias"},
+		{"alias on the record side, named by the slug", "record-alias", nil, CoverageAvailable, "un:QDe.3", "un:aliasedentry", "record-alias"},
+		{"record-side alias without the screener (graph primary names)", "demo-w",
+			func(n *Networks, _ *memGraph, _ *memSanctions) { n.Names = nil }, CoverageAvailable, "un:QDe.3", "un:aliasedentry", "record-alias"},
+		{"entry missing from the graph", "entry-alias",
+			func(_ *Networks, _ *memGraph, s *memSanctions) { s.missing = []string{"un:listedentity"} }, CoverageUnavailable, "", "", ""},
+		{"record's list not loaded in the screener", "entry-alias",
+			func(n *Networks, _ *memGraph, s *memSanctions) { n.Names = &memNames{s: s} }, CoverageUnavailable, "", "", ""},
+		{"registry of record unreachable for the aliases", "demo-w",
+			func(n *Networks, _ *memGraph, _ *memSanctions) { n.Records = failingRecords{} }, CoverageUnavailable, "", "", ""},
+		{"no alias match is no substring match", "unlisted", nil, CoverageNoLinks, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, g, s, _ := testNetworks()
+			g.mirror = true
+			if tt.setup != nil {
+				tt.setup(n, g, s)
+			}
+			net, err := n.Network(context.Background(), tt.slug)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sn := net.SanctionsNetwork
+			if sn.Coverage != tt.coverage || sn.Degraded != (tt.coverage == CoverageUnavailable) {
+				t.Fatalf("Network(%s).SanctionsNetwork = %+v, want %s", tt.slug, sn, tt.coverage)
+			}
+			if tt.member != "" && (len(sn.Members) != 1 || sn.Members[0].EntityID != tt.member ||
+				sn.Members[0].ListedEntryID != tt.listed || sn.Members[0].ClusterEntity != tt.entity) {
+				t.Errorf("Network(%s) members = %+v, want %s under %s for %s", tt.slug, sn.Members, tt.member, tt.listed, tt.entity)
+			}
+		})
+	}
+}
+
+// TestSanctionsNetworkProtectedAlias checks that a protected record listed
+// under an alias has its entry withheld from other networks too.
+func TestSanctionsNetworkProtectedAlias(t *testing.T) {
+	n, g, _, _ := testNetworks()
+	g.mirror = true
+	for i, r := range g.recs {
+		if r.ID == "p" { // the protected record, now listed by an alias only
+			g.recs[i].EntityName, g.recs[i].Aliases = "Protected Renamed", []string{"Protected Entity"}
+		}
+	}
+	net, err := n.Network(context.Background(), "cross")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := net.SanctionsNetwork
+	if sn.Coverage != CoverageAvailable || len(sn.Members) != 1 || sn.Members[0].EntityID != "un:QDe.7" || sn.Withheld != 1 {
+		t.Errorf("Network(cross).SanctionsNetwork = %+v, want un:QDe.7 only and 1 withheld", sn)
+	}
+}
+
+type failingRecords struct{}
+
+func (failingRecords) RecordsByID(context.Context, []string) ([]Record, error) {
+	return nil, errors.New("postgres down")
 }

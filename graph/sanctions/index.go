@@ -47,6 +47,7 @@ type Index struct {
 	loose   map[string][]uint32 // looseSkeleton → vocab ids, for Arabic-script spellings
 	tri     map[uint32][]uint32 // trigram → Latin vocab ids of 5 letters or more
 	exact   map[string][]uint32 // sorted-token key → name ids
+	keys    map[string][]uint32 // NormalizeKey of a primary name or alias → entry ids, ascending
 	imo     map[string][]uint32 // IMO number → entry ids
 	ids     map[string][]uint32 // normalized identifier → entry ids
 	dobs    [][]date            // entry id → parsed dates of birth
@@ -99,6 +100,7 @@ func NewIndex(entries []Entry) *Index {
 		loose:   make(map[string][]uint32, len(entries)*2),
 		tri:     make(map[uint32][]uint32, 1<<14),
 		exact:   make(map[string][]uint32, len(entries)*3),
+		keys:    make(map[string][]uint32, len(entries)*3),
 		imo:     map[string][]uint32{},
 		ids:     map[string][]uint32{},
 		dobs:    make([][]date, len(entries)),
@@ -115,6 +117,15 @@ func NewIndex(entries []Entry) *Index {
 				return
 			}
 			key := tokensKey(toks)
+			// The exact lookup key: NormalizeKey, which is key itself
+			// unless a person's name kept legal-form words.
+			nk := key
+			if e.Kind == Person {
+				nk = NormalizeKey(text)
+			}
+			if ks := ix.keys[nk]; nk != "" && (len(ks) == 0 || ks[len(ks)-1] != uint32(ei)) {
+				ix.keys[nk] = append(ks, uint32(ei))
+			}
 			if seenKey[key] {
 				return
 			}
@@ -313,6 +324,21 @@ func (ix *Index) Len() (entries, names int) { return len(ix.entries), len(ix.nam
 
 // Entries returns the indexed entries (not a copy).
 func (ix *Index) Entries() []Entry { return ix.entries }
+
+// ExactKey returns the entries one of whose names, primary or alias (weak
+// aliases included), has normalized key key (NormalizeKey): exact
+// equality, never fuzzy or substring. None for an empty key.
+func (ix *Index) ExactKey(key string) []Entry {
+	if key == "" {
+		return nil
+	}
+	eis := ix.keys[key]
+	out := make([]Entry, len(eis))
+	for i, ei := range eis {
+		out[i] = ix.entries[ei]
+	}
+	return out
+}
 
 func appendUnique(s []uint32, v uint32) []uint32 {
 	for _, x := range s {

@@ -1,6 +1,7 @@
 package sanctions
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -176,4 +177,35 @@ func (s *Screener) UpdateStates(states []ListState) {
 			s.lists[st.ID] = st
 		}
 	}
+}
+
+// ExactListed returns the ids ("<list>:<source_id>") of the entries, of
+// every loaded list, one of whose names (primary or alias) has the
+// normalized key (NormalizeKey) of one of names: exact equality on both
+// sides, never fuzzy or substring, so the answer is deterministic. The ids
+// are sorted and distinct; none when no index is loaded.
+func (s *Screener) ExactListed(names []string) []string {
+	s.mu.RLock()
+	idx := s.idx
+	s.mu.RUnlock()
+	if idx == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		for _, e := range idx.ExactKey(NormalizeKey(n)) {
+			if id := e.List + ":" + e.SourceID; e.SourceID != "" && !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ListLoaded reports whether list has a usable snapshot in the index.
+func (s *Screener) ListLoaded(list string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.idx != nil && s.lists[list].Loaded
 }

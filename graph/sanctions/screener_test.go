@@ -1,6 +1,7 @@
 package sanctions
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -63,5 +64,42 @@ func TestScreenerRejectsEmptyQuery(t *testing.T) {
 		if _, err := s.Screen(q); graph.ErrorCode(err) != graph.CodeInvalid {
 			t.Errorf("Screen(%+v) error = %v, want invalid", q, err)
 		}
+	}
+}
+
+// ExactListed finds entries by the exact normalized key of a primary name
+// or an alias, never by a fuzzy or partial match, and only while loaded.
+func TestScreenerExactListed(t *testing.T) {
+	s := &Screener{}
+	if got := s.ExactListed([]string{"Central Bank of Iran"}); got != nil || s.ListLoaded(ListUSSDN) {
+		t.Errorf("ExactListed before any load = %v, loaded %v", got, s.ListLoaded(ListUSSDN))
+	}
+	s.Replace([]ListState{{ID: ListUSSDN, Rows: 3}}, []Entry{
+		{List: ListUSSDN, SourceID: "4632", Kind: Entity, Name: "BANK MARKAZI JOMHOURI ISLAMI IRAN", Aliases: []Alias{{Name: "CENTRAL BANK OF IRAN"}}},
+		{List: ListUSSDN, SourceID: "7", Kind: Entity, Name: "ALPHA PETROLEUM TRADING LLC", Aliases: []Alias{{Name: "APT", Weak: true}}},
+		{List: ListUSSDN, SourceID: "8", Kind: Person, Name: "CENTRAL BANK OF IRAN"}, // a namesake entry: both are returned
+	})
+	tests := []struct {
+		name  string
+		names []string
+		want  []string
+	}{
+		{"primary name", []string{"Bank Markazi Jomhouri Islami Iran"}, []string{"us_sdn:4632"}},
+		{"alias of the entry", []string{"central bank of iran"}, []string{"us_sdn:4632", "us_sdn:8"}},
+		{"alias of the record", []string{"Central Bank Iran Holding", "Alpha Petroleum Trading"}, []string{"us_sdn:7"}},
+		{"weak alias", []string{"A.P.T."}, []string{"us_sdn:7"}},
+		{"substring is no match", []string{"Central Bank"}, nil},
+		{"one letter off is no match", []string{"Central Bank of Iram"}, nil},
+		{"no names", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := s.ExactListed(tt.names); !slices.Equal(got, tt.want) {
+				t.Errorf("ExactListed(%q) = %v, want %v", tt.names, got, tt.want)
+			}
+		})
+	}
+	if !s.ListLoaded(ListUSSDN) || s.ListLoaded(ListUN) {
+		t.Errorf("ListLoaded(us_sdn, un) = %v, %v, want true, false", s.ListLoaded(ListUSSDN), s.ListLoaded(ListUN))
 	}
 }
