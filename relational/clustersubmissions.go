@@ -331,7 +331,8 @@ func (db *DB) acceptTx(ctx context.Context, tx pgx.Tx, sub cluster.Submission, c
 	return rid, db.publishTx(ctx, tx, ev)
 }
 
-// freeSlugTx returns base, or base-2, base-3 ... when taken.
+// freeSlugTx returns base, or base-2, base-3 ... when a record or a group
+// holds it (a record on a group's slug would hide the group's graph).
 func freeSlugTx(ctx context.Context, tx pgx.Tx, base string) (string, error) {
 	for i := 1; ; i++ {
 		slug := base
@@ -340,7 +341,8 @@ func freeSlugTx(ctx context.Context, tx pgx.Tx, base string) (string, error) {
 			slug = strings.TrimRight(base[:min(len(base), cluster.MaxSlugLen-len(suffix))], "-") + suffix
 		}
 		var taken bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM cluster_records WHERE slug = $1)`, slug).Scan(&taken); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM cluster_records WHERE slug = $1)
+			OR EXISTS (SELECT 1 FROM cluster_groups WHERE slug = $1)`, slug).Scan(&taken); err != nil {
 			return "", err
 		}
 		if !taken {
