@@ -406,3 +406,48 @@ func TestKYCProgressHubReconnects(t *testing.T) {
 		t.Errorf("follower across a reconnection got %v, want 1..7", got)
 	}
 }
+
+// A scheduled re-screen the schedule closes as stale (completed, no verdict
+// event) ends its followers: one that joins afterwards at once, one that was
+// waiting at its next poll. Before, both waited for a final event forever,
+// so an SSE stream or GraphQL subscription of such a run never ended.
+func TestKYCProgressEndsForStaleClosedRun(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	svc := kycService(t, db)
+	hub := svc.Progress.(*relational.ProgressHub)
+	hub.PollEvery = 100 * time.Millisecond
+	a, _ := db.EnsureMember(ctx, "kyc-stale-follow", graph.ProductionScopes)
+	run, err := svc.Screen(ctx, a.ID, kyc.Input{CompanyName: "Stale Follow Trading Co"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	if _, err := db.Pool.Exec(ctx, `UPDATE kyc_dossiers SET last_screened_at = $2 WHERE entity_id = $1`, run.EntityID, now.Add(-120*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.QueueDueRescreens(ctx, now.Add(-25*time.Hour)); err != nil || n != 1 {
+		t.Fatalf("QueueDueRescreens(then) = %d, %v; want 1", n, err)
+	}
+	var stale string
+	if err := db.Pool.QueryRow(ctx, `SELECT id::text FROM kyc_runs WHERE entity_id = $1 AND kind = 'scheduled'`, run.EntityID).Scan(&stale); err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := svc.Follow(ctx, a.ID, stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.QueueDueRescreens(ctx, now); err != nil { // closes the stale run
+		t.Fatal(err)
+	}
+	if got := collect(t, waiting, 5*time.Second); len(got) != 0 {
+		t.Errorf("waiting follower got %v, want nothing", seqs(got))
+	}
+	late, err := svc.Follow(ctx, a.ID, stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := collect(t, late, 5*time.Second); len(got) != 0 {
+		t.Errorf("late follower got %v, want nothing", seqs(got))
+	}
+}
