@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -66,6 +67,12 @@ func TestFinalVerdict(t *testing.T) {
 			got := Final(steps(tt.steps))
 			if got.Verdict != tt.want || !strings.Contains(got.Reasoning, tt.because) || len(got.Reasons) != 6 {
 				t.Errorf("Final() = %s %q (%d reasons), want %s with %q", got.Verdict, got.Reasoning, len(got.Reasons), tt.want, tt.because)
+			}
+			// The final event carries the coverage statement: a GraphQL
+			// subscriber gets no run object to read it from.
+			if c := got.Coverage; c == nil || !c.SanctionsOnly || c.PEPScreening || len(c.SanctionsLists) != 8 ||
+				!slices.Contains(c.Caveats, CaveatAdverseMedia) || !slices.Contains(c.Caveats, CaveatUBO) || !slices.Contains(c.Caveats, graph.CaveatNoPEP) {
+				t.Errorf("Final().Coverage = %+v, want the run's coverage statement", c)
 			}
 		})
 	}
