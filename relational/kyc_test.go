@@ -9,6 +9,7 @@ import (
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/kyc"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/webhooks"
 	"github.com/tradecompliance/compliance/relational"
 	"github.com/tradecompliance/compliance/relational/relationaltest"
 )
@@ -449,5 +450,55 @@ func TestKYCProgressEndsForStaleClosedRun(t *testing.T) {
 	}
 	if got := collect(t, late, 5*time.Second); len(got) != 0 {
 		t.Errorf("late follower got %v, want nothing", seqs(got))
+	}
+}
+
+// An instance that works no runs (KYC_WORKERS=0, an idle job set) may
+// still be River's leader: it must queue the 90-day re-screen check and
+// rescue a stuck run's job back to the queue for the other instances, not
+// discard it as an unknown kind (which left the run running forever, its
+// subscribers waiting), and it must not work the run itself.
+func TestKYCIdleJobSetStillLeads(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	svc := kycService(t, db)
+	a, _ := db.EnsureMember(ctx, "kyc-idle-leader", graph.ProductionScopes)
+	run, err := svc.Screen(ctx, a.ID, kyc.Input{CompanyName: "Idle Leader Trading Co"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run's job was taken by an instance that died an hour ago.
+	if _, err := db.Pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() - interval '1 hour',
+		attempted_by = '{dead-instance}' WHERE kind = 'kyc_run' AND args->>'run_id' = $1`, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	w, err := db.StartWebhookWorkers(ctx, relational.WebhookWorkerConfig{
+		Deliverer: &webhooks.Deliverer{}, Workers: 1, SendTimeout: time.Second, StopTimeout: 5 * time.Second,
+		Jobs: []relational.JobSet{db.KYCJobs(relational.KYCJobConfig{
+			Execute: func(context.Context, string) error { t.Error("an idle instance worked a run"); return nil },
+			Idle:    true, DueEvery: time.Hour, Timeout: 2 * time.Second,
+		})},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Stop(context.Background()) })
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var state string
+		if err := db.Pool.QueryRow(ctx, `SELECT state::text FROM river_job WHERE kind = 'kyc_run' AND args->>'run_id' = $1`, run.ID).Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		due := count(t, db, `SELECT count(*) FROM river_job WHERE kind = 'kyc_rescreen_due'`)
+		if state == "discarded" {
+			t.Fatalf("the leader discarded the stuck run's job")
+		}
+		if (state == "retryable" || state == "available") && due > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60 s: run job %s, %d re-screen checks queued; want it rescued and a check queued", state, due)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

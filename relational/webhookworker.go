@@ -43,6 +43,15 @@ type JobSet struct {
 	MaxWorkers int                          // per instance; 10 when zero
 	Add        func(w *river.Workers) error // registers the set's workers
 	Periodic   []*river.PeriodicJob         // scheduled jobs (run by the leader only)
+	// Idle registers the set's workers and periodic jobs without working
+	// its queue on this instance (KYC_WORKERS=0): whichever instance River
+	// elects leader must know every job kind, or its rescuer discards a
+	// stuck job of an unknown kind and its periodic jobs are never queued.
+	Idle bool
+	// Timeout bounds one attempt of the set's jobs (0: the client's job
+	// timeout); a job is rescued as stuck only after the longest timeout
+	// of all sets has passed, so a live attempt is never run twice.
+	Timeout time.Duration
 }
 
 // WebhookWorkers is the running delivery client.
@@ -85,25 +94,32 @@ func (db *DB) StartWebhookWorkers(ctx context.Context, cfg WebhookWorkerConfig) 
 		return nil, err
 	}
 	queues := map[string]river.QueueConfig{QueueWebhooks: {MaxWorkers: cfg.Workers}}
+	seen := map[string]bool{QueueWebhooks: true}
 	var periodic []*river.PeriodicJob
+	jobTimeout := cfg.jobTimeout()
+	rescueAfter := jobTimeout
 	for _, js := range cfg.Jobs {
 		if js.Queue == "" || js.Add == nil {
 			return nil, errors.New("a job set needs a queue and workers")
 		}
-		if _, dup := queues[js.Queue]; dup {
+		if seen[js.Queue] {
 			return nil, fmt.Errorf("job queue %q configured twice", js.Queue)
 		}
+		seen[js.Queue] = true
 		if err := js.Add(workers); err != nil {
 			return nil, err
+		}
+		rescueAfter = max(rescueAfter, js.Timeout)
+		periodic = append(periodic, js.Periodic...)
+		if js.Idle {
+			continue
 		}
 		n := js.MaxWorkers
 		if n <= 0 {
 			n = 10
 		}
 		queues[js.Queue] = river.QueueConfig{MaxWorkers: n}
-		periodic = append(periodic, js.Periodic...)
 	}
-	jobTimeout := cfg.jobTimeout()
 	client, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{
 		Queues:            queues,
 		PeriodicJobs:      periodic,
@@ -115,7 +131,7 @@ func (db *DB) StartWebhookWorkers(ctx context.Context, cfg WebhookWorkerConfig) 
 		// to an instance that died (SIGKILL, power loss): River's leader
 		// puts it back in the queue, and the delivery is attempted again
 		// with the same webhook-id.
-		RescueStuckJobsAfter: jobTimeout + 5*time.Second,
+		RescueStuckJobsAfter: rescueAfter + 5*time.Second,
 		SoftStopTimeout:      cfg.StopTimeout,
 		Logger:               quietLogger(cfg.Logger),
 	})
