@@ -77,7 +77,6 @@ func (db *DB) KYCJobs(cfg KYCJobConfig) JobSet {
 		Queue:      QueueKYC,
 		MaxWorkers: cfg.Workers,
 		Idle:       cfg.Idle,
-		Timeout:    cfg.Timeout,
 		Add: func(w *river.Workers) error {
 			if err := river.AddWorkerSafely(w, &kycRunWorker{exec: cfg.Execute, timeout: cfg.Timeout}); err != nil {
 				return err

@@ -48,10 +48,6 @@ type JobSet struct {
 	// elects leader must know every job kind, or its rescuer discards a
 	// stuck job of an unknown kind and its periodic jobs are never queued.
 	Idle bool
-	// Timeout bounds one attempt of the set's jobs (0: the client's job
-	// timeout); a job is rescued as stuck only after the longest timeout
-	// of all sets has passed, so a live attempt is never run twice.
-	Timeout time.Duration
 }
 
 // WebhookWorkers is the running delivery client.
@@ -96,8 +92,6 @@ func (db *DB) StartWebhookWorkers(ctx context.Context, cfg WebhookWorkerConfig) 
 	queues := map[string]river.QueueConfig{QueueWebhooks: {MaxWorkers: cfg.Workers}}
 	seen := map[string]bool{QueueWebhooks: true}
 	var periodic []*river.PeriodicJob
-	jobTimeout := cfg.jobTimeout()
-	rescueAfter := jobTimeout
 	for _, js := range cfg.Jobs {
 		if js.Queue == "" || js.Add == nil {
 			return nil, errors.New("a job set needs a queue and workers")
@@ -109,7 +103,6 @@ func (db *DB) StartWebhookWorkers(ctx context.Context, cfg WebhookWorkerConfig) 
 		if err := js.Add(workers); err != nil {
 			return nil, err
 		}
-		rescueAfter = max(rescueAfter, js.Timeout)
 		periodic = append(periodic, js.Periodic...)
 		if js.Idle {
 			continue
@@ -120,6 +113,7 @@ func (db *DB) StartWebhookWorkers(ctx context.Context, cfg WebhookWorkerConfig) 
 		}
 		queues[js.Queue] = river.QueueConfig{MaxWorkers: n}
 	}
+	jobTimeout := cfg.jobTimeout()
 	client, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{
 		Queues:            queues,
 		PeriodicJobs:      periodic,
@@ -131,7 +125,7 @@ func (db *DB) StartWebhookWorkers(ctx context.Context, cfg WebhookWorkerConfig) 
 		// to an instance that died (SIGKILL, power loss): River's leader
 		// puts it back in the queue, and the delivery is attempted again
 		// with the same webhook-id.
-		RescueStuckJobsAfter: rescueAfter + 5*time.Second,
+		RescueStuckJobsAfter: jobTimeout + 5*time.Second,
 		SoftStopTimeout:      cfg.StopTimeout,
 		Logger:               quietLogger(cfg.Logger),
 	})
