@@ -47,8 +47,12 @@ func (kycDueArgs) InsertOpts() river.InsertOpts {
 // KYCJobConfig configures the screening jobs of `compliance serve`.
 type KYCJobConfig struct {
 	// Execute runs a run's remaining steps (kyc.Service.Execute).
-	Execute  func(ctx context.Context, runID string) error
-	Workers  int           // concurrent runs per instance; 10 when zero
+	Execute func(ctx context.Context, runID string) error
+	Workers int // concurrent runs per instance; 10 when zero
+	// Idle: this instance works no runs and no schedule (KYC_WORKERS=0),
+	// but registers the job kinds, so that as River's leader it still
+	// queues the 90-day re-screens and rescues stuck runs for the others.
+	Idle     bool
 	DueEvery time.Duration // how often dossiers due for re-screen are queued; 1 h when zero
 	// Timeout bounds one attempt of a run's job; 1 min when zero. A job
 	// whose instance died is rescued by River's leader once this has
@@ -72,6 +76,7 @@ func (db *DB) KYCJobs(cfg KYCJobConfig) JobSet {
 	return JobSet{
 		Queue:      QueueKYC,
 		MaxWorkers: cfg.Workers,
+		Idle:       cfg.Idle,
 		Add: func(w *river.Workers) error {
 			if err := river.AddWorkerSafely(w, &kycRunWorker{exec: cfg.Execute, timeout: cfg.Timeout}); err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/kyc"
 	"github.com/tradecompliance/compliance/graph/regulatory"
+	"github.com/tradecompliance/compliance/graph/webhooks"
 	"github.com/tradecompliance/compliance/relational"
 	"github.com/tradecompliance/compliance/relational/relationaltest"
 )
@@ -404,5 +405,100 @@ func TestKYCProgressHubReconnects(t *testing.T) {
 	waitListening()
 	if got := seqs(collect(t, ch, 10*time.Second)); !equalInts(got, []int{1, 2, 3, 4, 5, 6, 7}) {
 		t.Errorf("follower across a reconnection got %v, want 1..7", got)
+	}
+}
+
+// A scheduled re-screen the schedule closes as stale (completed, no verdict
+// event) ends its followers: one that joins afterwards at once, one that was
+// waiting at its next poll. Before, both waited for a final event forever,
+// so an SSE stream or GraphQL subscription of such a run never ended.
+func TestKYCProgressEndsForStaleClosedRun(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	svc := kycService(t, db)
+	hub := svc.Progress.(*relational.ProgressHub)
+	hub.PollEvery = 100 * time.Millisecond
+	a, _ := db.EnsureMember(ctx, "kyc-stale-follow", graph.ProductionScopes)
+	run, err := svc.Screen(ctx, a.ID, kyc.Input{CompanyName: "Stale Follow Trading Co"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	if _, err := db.Pool.Exec(ctx, `UPDATE kyc_dossiers SET last_screened_at = $2 WHERE entity_id = $1`, run.EntityID, now.Add(-120*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.QueueDueRescreens(ctx, now.Add(-25*time.Hour)); err != nil || n != 1 {
+		t.Fatalf("QueueDueRescreens(then) = %d, %v; want 1", n, err)
+	}
+	var stale string
+	if err := db.Pool.QueryRow(ctx, `SELECT id::text FROM kyc_runs WHERE entity_id = $1 AND kind = 'scheduled'`, run.EntityID).Scan(&stale); err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := svc.Follow(ctx, a.ID, stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.QueueDueRescreens(ctx, now); err != nil { // closes the stale run
+		t.Fatal(err)
+	}
+	if got := collect(t, waiting, 5*time.Second); len(got) != 0 {
+		t.Errorf("waiting follower got %v, want nothing", seqs(got))
+	}
+	late, err := svc.Follow(ctx, a.ID, stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := collect(t, late, 5*time.Second); len(got) != 0 {
+		t.Errorf("late follower got %v, want nothing", seqs(got))
+	}
+}
+
+// An instance that works no runs (KYC_WORKERS=0, an idle job set) may
+// still be River's leader: it must queue the 90-day re-screen check and
+// rescue a stuck run's job back to the queue for the other instances, not
+// discard it as an unknown kind (which left the run running forever, its
+// subscribers waiting), and it must not work the run itself.
+func TestKYCIdleJobSetStillLeads(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	svc := kycService(t, db)
+	a, _ := db.EnsureMember(ctx, "kyc-idle-leader", graph.ProductionScopes)
+	run, err := svc.Screen(ctx, a.ID, kyc.Input{CompanyName: "Idle Leader Trading Co"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run's job was taken by an instance that died an hour ago.
+	if _, err := db.Pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() - interval '1 hour',
+		attempted_by = '{dead-instance}' WHERE kind = 'kyc_run' AND args->>'run_id' = $1`, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	w, err := db.StartWebhookWorkers(ctx, relational.WebhookWorkerConfig{
+		Deliverer: &webhooks.Deliverer{}, Workers: 1, SendTimeout: time.Second, StopTimeout: 5 * time.Second,
+		Jobs: []relational.JobSet{db.KYCJobs(relational.KYCJobConfig{
+			Execute: func(context.Context, string) error { t.Error("an idle instance worked a run"); return nil },
+			Idle:    true, DueEvery: time.Hour, Timeout: 2 * time.Second,
+		})},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Stop(context.Background()) })
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var state string
+		if err := db.Pool.QueryRow(ctx, `SELECT state::text FROM river_job WHERE kind = 'kyc_run' AND args->>'run_id' = $1`, run.ID).Scan(&state); err != nil {
+			t.Fatal(err)
+		}
+		due := count(t, db, `SELECT count(*) FROM river_job WHERE kind = 'kyc_rescreen_due'`)
+		if state == "discarded" {
+			t.Fatalf("the leader discarded the stuck run's job")
+		}
+		if (state == "retryable" || state == "available") && due > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60 s: run job %s, %d re-screen checks queued; want it rescued and a check queued", state, due)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

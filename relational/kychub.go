@@ -196,10 +196,17 @@ func (h *ProgressHub) Followers() int {
 // Follow returns the run's events from seq 1: it registers with the hub
 // first, then reads the log, then passes on live events above the last one
 // delivered (a gap or an overflow makes it re-read the log), so each event
-// arrives once and in order. The channel closes after the final event or
-// when ctx ends. It fails when the log cannot be read.
+// arrives once and in order. The channel closes after the final event, once
+// the log of a run completed without one (a stale scheduled run the schedule
+// closed) is passed on (at once, or at the next poll), or when ctx ends. It
+// fails when the log cannot be read.
 func (h *ProgressHub) Follow(ctx context.Context, runID string) (<-chan kyc.StepResult, error) {
 	f := h.add(runID)
+	closed, err := h.runCompleted(ctx, runID)
+	if err != nil {
+		h.remove(runID, f)
+		return nil, err
+	}
 	first, err := h.db.RunSteps(ctx, runID, 0)
 	if err != nil {
 		h.remove(runID, f)
@@ -232,7 +239,7 @@ func (h *ProgressHub) Follow(ctx context.Context, runID string) (<-chan kyc.Step
 			}
 			return true
 		}
-		if !emit(first) {
+		if !emit(first) || closed {
 			return
 		}
 		poll := h.PollEvery
@@ -251,7 +258,11 @@ func (h *ProgressHub) Follow(ctx context.Context, runID string) (<-chan kyc.Step
 			case <-f.kick:
 				more = h.catchUp(ctx, runID, &last, out)
 			case <-t.C:
+				closed, err := h.runCompleted(ctx, runID)
 				more = h.catchUp(ctx, runID, &last, out)
+				if err == nil && closed {
+					more = false // completed without a verdict event: nothing more will come
+				}
 				t.Reset(poll)
 			}
 			if !more {
@@ -260,6 +271,21 @@ func (h *ProgressHub) Follow(ctx context.Context, runID string) (<-chan kyc.Step
 		}
 	}()
 	return out, nil
+}
+
+// runCompleted reports whether the run is completed. Read before the log, a
+// completed run's log is final: a run completed by its job holds its
+// verdict event (written in the completion's transaction), and a run the
+// schedule closed as stale (QueueDueRescreens) holds none and never will,
+// so its followers end once they have passed on what the log holds instead
+// of waiting for a final event forever.
+func (h *ProgressHub) runCompleted(ctx context.Context, runID string) (bool, error) {
+	var completed bool
+	err := h.db.Pool.QueryRow(ctx, `SELECT status = 'completed' FROM kyc_runs WHERE id = $1`, runID).Scan(&completed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return completed, err
 }
 
 // catchUp re-reads the log after *last and passes the events on; it

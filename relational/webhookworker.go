@@ -43,6 +43,11 @@ type JobSet struct {
 	MaxWorkers int                          // per instance; 10 when zero
 	Add        func(w *river.Workers) error // registers the set's workers
 	Periodic   []*river.PeriodicJob         // scheduled jobs (run by the leader only)
+	// Idle registers the set's workers and periodic jobs without working
+	// its queue on this instance (KYC_WORKERS=0): whichever instance River
+	// elects leader must know every job kind, or its rescuer discards a
+	// stuck job of an unknown kind and its periodic jobs are never queued.
+	Idle bool
 }
 
 // WebhookWorkers is the running delivery client.
@@ -85,23 +90,28 @@ func (db *DB) StartWebhookWorkers(ctx context.Context, cfg WebhookWorkerConfig) 
 		return nil, err
 	}
 	queues := map[string]river.QueueConfig{QueueWebhooks: {MaxWorkers: cfg.Workers}}
+	seen := map[string]bool{QueueWebhooks: true}
 	var periodic []*river.PeriodicJob
 	for _, js := range cfg.Jobs {
 		if js.Queue == "" || js.Add == nil {
 			return nil, errors.New("a job set needs a queue and workers")
 		}
-		if _, dup := queues[js.Queue]; dup {
+		if seen[js.Queue] {
 			return nil, fmt.Errorf("job queue %q configured twice", js.Queue)
 		}
+		seen[js.Queue] = true
 		if err := js.Add(workers); err != nil {
 			return nil, err
+		}
+		periodic = append(periodic, js.Periodic...)
+		if js.Idle {
+			continue
 		}
 		n := js.MaxWorkers
 		if n <= 0 {
 			n = 10
 		}
 		queues[js.Queue] = river.QueueConfig{MaxWorkers: n}
-		periodic = append(periodic, js.Periodic...)
 	}
 	jobTimeout := cfg.jobTimeout()
 	client, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{

@@ -61,7 +61,12 @@ func deref[T any](p *T, def T) T {
 func gqlField(err error, names map[string]string) error {
 	var e *graph.Error
 	if errors.As(err, &e) && e.Field != "" {
-		if n, ok := names[e.Field]; ok {
+		base, index := e.Field, "" // directors[2]: the list's name, then its index
+		if i := strings.IndexByte(base, '['); i > 0 {
+			base, index = base[:i], base[i:]
+		}
+		if n, ok := names[base]; ok {
+			n += index
 			c := *e
 			c.Field = n
 			if strings.HasPrefix(c.Message, e.Field) {

@@ -66,13 +66,16 @@ func NewHandler(r *Resolver, cfg Config) http.Handler {
 			ReadBufferSize:  4096,
 			WriteBufferSize: 4096,
 		}},
+		// The connection_ack carries no payload: echoing the init payload
+		// would send the API key back over the socket (and into any log
+		// of its frames).
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			if cfg.Authenticate == nil {
-				return ctx, &p, nil
+				return ctx, nil, nil
 			}
 			key := rawKeyFromPayload(p)
 			if key == "" {
-				return ctx, &p, nil // headers of the upgrade request may have authenticated
+				return ctx, nil, nil // headers of the upgrade request may have authenticated
 			}
 			authed, err := cfg.Authenticate(ctx, key)
 			if err != nil {
@@ -82,8 +85,7 @@ func NewHandler(r *Resolver, cfg Config) http.Handler {
 				ctx = transport.AppendCloseReason(ctx, "Forbidden: "+msg)
 				return ctx, nil, errors.New(msg)
 			}
-			ctx = authed
-			return ctx, &p, nil
+			return authed, nil, nil
 		},
 	})
 	srv.AddTransport(transport.Options{})

@@ -160,6 +160,16 @@ func (s *server) kycRunEvents(w http.ResponseWriter, r *http.Request) error {
 			}
 		case ev, ok := <-events:
 			if !ok {
+				// The feed ended without a final event: the client left, or
+				// the run was completed without one (a stale scheduled
+				// re-screen closed by the schedule); the latter still ends
+				// with the completed run.
+				if ctx.Err() == nil {
+					if b, err := s.completedRun(ctx, svc, member, r.PathValue("id")); err == nil {
+						fmt.Fprintf(out, "event: completed\ndata: %s\n\n", b)
+						rc.Flush()
+					}
+				}
 				return nil
 			}
 			if ev.Seq > after {

@@ -73,6 +73,8 @@ func TestE2EWebsocketProtocols(t *testing.T) {
 			wsSend(t, c, map[string]any{"type": "connection_init", "payload": tt.payload})
 			if m := wsRead(t, c); m.Type != "connection_ack" {
 				t.Fatalf("after connection_init got %s %s, want connection_ack", m.Type, m.Payload)
+			} else if strings.Contains(string(m.Payload), k.Key) {
+				t.Errorf("connection_ack payload %s echoes the API key", m.Payload)
 			}
 
 			// A query over the socket runs as the key from the payload.

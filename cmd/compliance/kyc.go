@@ -15,7 +15,8 @@ import (
 
 // startKYC makes the screening service both transports call, starts this
 // instance's progress hub (one LISTEN connection) and returns the job set
-// that runs screening runs here, none when KYC_WORKERS is 0.
+// that runs screening runs here (idle when KYC_WORKERS is 0: the kinds are
+// registered, the queue is not worked).
 //
 // The cluster step checks with clusters, the cluster surface's in-memory
 // registry (reloaded on version change). The ownership step asks owners,
@@ -49,9 +50,11 @@ func startKYC(ctx context.Context, cfg Config, pg *relational.DB, reg prometheus
 	}
 	if cfg.KYCWorkers == 0 {
 		log.Info("KYC_WORKERS is 0: screening runs are worked by other instances")
-		return svc, nil
 	}
+	// An idle set (KYC_WORKERS=0) still registers the job kinds: as River's
+	// leader this instance queues the 90-day re-screens and rescues stuck
+	// runs (an unknown kind would be discarded), which the others work.
 	return svc, []relational.JobSet{pg.KYCJobs(relational.KYCJobConfig{
-		Execute: svc.Execute, Workers: cfg.KYCWorkers, DueEvery: cfg.KYCRescreenCheckEvery, Timeout: cfg.KYCJobTimeout,
+		Execute: svc.Execute, Workers: cfg.KYCWorkers, Idle: cfg.KYCWorkers == 0, DueEvery: cfg.KYCRescreenCheckEvery, Timeout: cfg.KYCJobTimeout,
 	})}
 }

@@ -19,6 +19,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add("AB", "Côte d'Ivoire", "lng", "Jo", "null")
 	f.Add("東.", "", "", "東.", "")
 	f.Add("A\x00B", "", "", "Jo\xff", `{"a":"\u0000"}`)
+	f.Add("Acme", "", "", "Jo", `{"a":"\ud800","\\u0000":"\ud83d\ude00"}`)
 	f.Fuzz(func(t *testing.T, name, country, product, director, meta string) {
 		in := Input{CompanyName: name, Country: country, Product: product, Directors: []string{director}, Metadata: json.RawMessage(meta)}
 		got, err := in.Validate()
@@ -37,9 +38,12 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 		for _, v := range append([]string{got.CompanyName, got.Product, string(got.Metadata)}, got.Directors...) {
-			if !printable(v) || strings.Contains(v, `\u0000`) {
+			if !printable(v) {
 				t.Fatalf("accepted %q, which Postgres refuses", v)
 			}
+		}
+		if !jsonbEscapes(string(got.Metadata)) {
+			t.Fatalf("accepted metadata %q, which Postgres jsonb refuses", got.Metadata)
 		}
 		if got.Country != "" && len(got.Country) != 2 {
 			t.Fatalf("country %q is not ISO alpha-2", got.Country)

@@ -192,12 +192,62 @@ func (in Input) Validate() (Input, error) {
 		return in, graph.Invalid("metadata", "metadata must be at most %d bytes of JSON", MaxMetadataSize)
 	case meta[0] != '{' || !json.Valid([]byte(meta)):
 		return in, graph.Invalid("metadata", "metadata must be a JSON object")
-	case !printable(meta) || strings.Contains(meta, `\u0000`): // Postgres jsonb refuses NUL and invalid UTF-8
-		return in, graph.Invalid("metadata", "metadata must be valid UTF-8 without NUL characters (\\u0000)")
+	case !printable(meta) || !jsonbEscapes(meta): // Postgres jsonb refuses NUL, invalid UTF-8 and unpaired surrogates
+		return in, graph.Invalid("metadata", "metadata must be valid UTF-8 without NUL characters (\\u0000) or unpaired surrogate escapes (\\ud800)")
 	default:
 		in.Metadata = json.RawMessage(meta)
 	}
 	return in, nil
+}
+
+// jsonbEscapes reports whether the \u escapes of valid JSON text are ones
+// Postgres jsonb stores: no \u0000, and every surrogate escape a high one
+// (\ud800 to \udbff) followed at once by a low one (\udc00 to \udfff).
+// A literal backslash (\\) is not an escape's start.
+func jsonbEscapes(s string) bool {
+	hex4 := func(i int) (int, bool) { // the code unit of the \u escape at s[i]
+		if i+6 > len(s) || s[i] != '\\' || s[i+1] != 'u' {
+			return 0, false
+		}
+		var v int
+		for _, c := range s[i+2 : i+6] {
+			switch {
+			case c >= '0' && c <= '9':
+				v = v*16 + int(c-'0')
+			case c >= 'a' && c <= 'f':
+				v = v*16 + int(c-'a') + 10
+			case c >= 'A' && c <= 'F':
+				v = v*16 + int(c-'A') + 10
+			default:
+				return 0, false
+			}
+		}
+		return v, true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] != 'u' {
+			i++ // a one-character escape, \\ among them
+			continue
+		}
+		v, ok := hex4(i)
+		switch {
+		case !ok:
+			return false
+		case v == 0, v >= 0xdc00 && v <= 0xdfff:
+			return false
+		case v >= 0xd800 && v <= 0xdbff:
+			lo, ok := hex4(i + 6)
+			if !ok || lo < 0xdc00 || lo > 0xdfff {
+				return false
+			}
+			i += 6
+		}
+		i += 5
+	}
+	return true
 }
 
 // printable reports whether s is valid UTF-8 without NUL, as Postgres

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -66,6 +67,12 @@ func TestFinalVerdict(t *testing.T) {
 			got := Final(steps(tt.steps))
 			if got.Verdict != tt.want || !strings.Contains(got.Reasoning, tt.because) || len(got.Reasons) != 6 {
 				t.Errorf("Final() = %s %q (%d reasons), want %s with %q", got.Verdict, got.Reasoning, len(got.Reasons), tt.want, tt.because)
+			}
+			// The final event carries the coverage statement: a GraphQL
+			// subscriber gets no run object to read it from.
+			if c := got.Coverage; c == nil || !c.SanctionsOnly || c.PEPScreening || len(c.SanctionsLists) != 8 ||
+				!slices.Contains(c.Caveats, CaveatAdverseMedia) || !slices.Contains(c.Caveats, CaveatUBO) || !slices.Contains(c.Caveats, graph.CaveatNoPEP) {
+				t.Errorf("Final().Coverage = %+v, want the run's coverage statement", c)
 			}
 		})
 	}
@@ -238,6 +245,11 @@ func TestValidate(t *testing.T) {
 		{"invalid UTF-8 director", Input{CompanyName: "Acme", Directors: []string{"Jo\xffe"}}, "directors[0]", graph.CodeInvalid},
 		{"NUL in metadata", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"a":"\u0000"}`)}, "metadata", graph.CodeInvalid},
 		{"invalid UTF-8 metadata", Input{CompanyName: "Acme", Metadata: json.RawMessage("{\"a\":\"\xff\"}")}, "metadata", graph.CodeInvalid},
+		{"lone high surrogate in metadata", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"a":"\ud800"}`)}, "metadata", graph.CodeInvalid},
+		{"lone low surrogate in metadata", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"\udc00":1}`)}, "metadata", graph.CodeInvalid},
+		{"reversed surrogates in metadata", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"a":"\udc00\ud800"}`)}, "metadata", graph.CodeInvalid},
+		{"paired surrogates in metadata ok", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"a":"\ud83d\ude00 \u00e9\n"}`)}, "", ""},
+		{"escaped backslash before u0000 ok", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"a":"\\u0000 \\ud800"}`)}, "", ""},
 		{"metadata array", Input{CompanyName: "Acme", Metadata: json.RawMessage(`[1]`)}, "metadata", graph.CodeInvalid},
 		{"metadata too big", Input{CompanyName: "Acme", Metadata: json.RawMessage(`{"a":"` + strings.Repeat("x", MaxMetadataSize) + `"}`)}, "metadata", graph.CodeInvalid},
 	}

@@ -139,6 +139,11 @@ type VerdictEvidence struct {
 	Verdict   Verdict  `json:"verdict"`
 	Reasoning string   `json:"reasoning"`
 	Reasons   []Reason `json:"reasons"`
+	// Coverage is the run's coverage statement (sanctions-only, no PEP,
+	// partial UBO coverage, adverse media unmeasured), set by Final so that
+	// the final event carries it to subscribers, who get no run object
+	// (the GraphQL subscription).
+	Coverage *graph.Coverage `json:"coverage,omitempty"`
 }
 
 // Reason is one step's contribution to a verdict.

@@ -57,9 +57,12 @@ func Initial(clusterStep, tradability StepResult) VerdictEvidence {
 // fail, review or pass, with a reason per step. A sanctions hit, a
 // degraded or unavailable sanctions lookup, and an unavailable or
 // unscreened ownership step all prevent a pass. A missing step counts as
-// unavailable.
+// unavailable. The evidence carries the run's coverage statement.
 func Final(steps map[Step]StepResult) VerdictEvidence {
-	return decide(steps, Steps[:6])
+	ve := decide(steps, Steps[:6])
+	c := Coverage()
+	ve.Coverage = &c
+	return ve
 }
 
 func decide(steps map[Step]StepResult, order []Step) VerdictEvidence {
