@@ -84,7 +84,11 @@ func (db *DB) KYCJobs(cfg KYCJobConfig) JobSet {
 			return river.AddWorkerSafely(w, &kycDueWorker{db: db, now: cfg.Now})
 		},
 		Periodic: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.DueEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return kycDueArgs{}, nil },
+			func() (river.JobArgs, *river.InsertOpts) {
+				// Unique per interval, not per the default minute: a shorter
+				// interval would otherwise be held to one check a minute.
+				return kycDueArgs{}, &river.InsertOpts{Queue: QueueKYC, UniqueOpts: river.UniqueOpts{ByPeriod: cfg.DueEvery}}
+			},
 			&river.PeriodicJobOpts{RunOnStart: true})},
 	}
 }
