@@ -24,6 +24,12 @@ const QueueKYC = "kyc"
 // payload is "run_id:seq".
 const ProgressChannel = "pipeline"
 
+// KYCRunAttempts is how many times a run's job is tried. River waits
+// attempt^4 seconds between tries, so the last one starts about 4 h 15 min
+// after the first; when it fails too, the run is abandoned (see
+// KYCJobConfig.Abandon).
+const KYCRunAttempts = 10
+
 // kycRunArgs is the River job that runs a screening run's remaining steps.
 type kycRunArgs struct {
 	RunID string `json:"run_id"`
@@ -32,7 +38,7 @@ type kycRunArgs struct {
 func (kycRunArgs) Kind() string { return "kyc_run" }
 
 func (kycRunArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueKYC, MaxAttempts: 25}
+	return river.InsertOpts{Queue: QueueKYC, MaxAttempts: KYCRunAttempts}
 }
 
 // kycDueArgs is the periodic job that queues the 90-day re-screens.
@@ -48,6 +54,10 @@ func (kycDueArgs) InsertOpts() river.InsertOpts {
 type KYCJobConfig struct {
 	// Execute runs a run's remaining steps (kyc.Service.Execute).
 	Execute func(ctx context.Context, runID string) error
+	// Abandon closes a run whose job failed its last attempt, its missing
+	// steps unavailable (kyc.Service.Abandon), so that its subscribers see
+	// it complete; nil leaves such a run running.
+	Abandon func(ctx context.Context, runID string) error
 	Workers int // concurrent runs per instance; 10 when zero
 	// Idle: this instance works no runs and no schedule (KYC_WORKERS=0),
 	// but registers the job kinds, so that as River's leader it still
@@ -78,7 +88,7 @@ func (db *DB) KYCJobs(cfg KYCJobConfig) JobSet {
 		MaxWorkers: cfg.Workers,
 		Idle:       cfg.Idle,
 		Add: func(w *river.Workers) error {
-			if err := river.AddWorkerSafely(w, &kycRunWorker{exec: cfg.Execute, timeout: cfg.Timeout}); err != nil {
+			if err := river.AddWorkerSafely(w, &kycRunWorker{exec: cfg.Execute, abandon: cfg.Abandon, timeout: cfg.Timeout}); err != nil {
 				return err
 			}
 			return river.AddWorkerSafely(w, &kycDueWorker{db: db, now: cfg.Now})
@@ -96,17 +106,33 @@ func (db *DB) KYCJobs(cfg KYCJobConfig) JobSet {
 type kycRunWorker struct {
 	river.WorkerDefaults[kycRunArgs]
 	exec    func(ctx context.Context, runID string) error
+	abandon func(ctx context.Context, runID string) error
 	timeout time.Duration
 }
 
 func (w *kycRunWorker) Timeout(*river.Job[kycRunArgs]) time.Duration { return w.timeout }
 
+// Work runs the run's remaining steps. On the last attempt a failure
+// abandons the run instead (its missing steps unavailable, verdict at best
+// review), so that no run stays running for ever.
 func (w *kycRunWorker) Work(ctx context.Context, job *river.Job[kycRunArgs]) error {
 	err := w.exec(ctx, job.Args.RunID)
+	if err == nil {
+		return nil
+	}
 	if graph.ErrorCode(err) == graph.CodeNotFound {
 		return river.JobCancel(err)
 	}
-	return err
+	if job.Attempt < job.MaxAttempts || w.abandon == nil {
+		return err
+	}
+	// The attempt's context may be what ended it.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if aerr := w.abandon(actx, job.Args.RunID); aerr != nil {
+		return errors.Join(err, fmt.Errorf("abandon run: %w", aerr))
+	}
+	return nil
 }
 
 type kycDueWorker struct {

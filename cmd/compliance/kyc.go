@@ -55,6 +55,6 @@ func startKYC(ctx context.Context, cfg Config, pg *relational.DB, reg prometheus
 	// leader this instance queues the 90-day re-screens and rescues stuck
 	// runs (an unknown kind would be discarded), which the others work.
 	return svc, []relational.JobSet{pg.KYCJobs(relational.KYCJobConfig{
-		Execute: svc.Execute, Workers: cfg.KYCWorkers, Idle: cfg.KYCWorkers == 0, DueEvery: cfg.KYCRescreenCheckEvery, Timeout: cfg.KYCJobTimeout,
+		Execute: svc.Execute, Abandon: svc.Abandon, Workers: cfg.KYCWorkers, Idle: cfg.KYCWorkers == 0, DueEvery: cfg.KYCRescreenCheckEvery, Timeout: cfg.KYCJobTimeout,
 	})}
 }

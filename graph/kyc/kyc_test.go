@@ -464,3 +464,44 @@ func TestEvents(t *testing.T) {
 		})
 	}
 }
+
+// A run whose job gave up is closed by Abandon: the steps it logged are
+// kept, every other one is unavailable, the verdict is review (never pass)
+// and the run completes once, with its events.
+func TestAbandon(t *testing.T) {
+	m, _ := regulatory.Default()
+	store := &memStore{runs: map[string]*Run{}, failComplete: 1}
+	svc := &Service{Engine: Engine{Clusters: mapChecker{}, Matrix: m, Sanctions: screener(false),
+		Ownership: fixedOwnership{x: OwnershipExposure{Found: true, OFAC50Rule: OFAC50Clear}}}, Store: store}
+	ctx := context.Background()
+	run, err := svc.Screen(ctx, "member", Input{CompanyName: "Clean Harbour Shipping AS", Country: "NO", Product: "crude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Execute(ctx, run.ID); err == nil { // logs steps 3 and 4, then fails
+		t.Fatal("Execute() with a failing store = nil")
+	}
+	if err := svc.Abandon(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := store.WorkRun(ctx, run.ID)
+	if got.Status != RunCompleted || got.Verdict != VerdictReview || len(got.Steps) != 7 {
+		t.Fatalf("abandoned run = %s, verdict %s, %d steps; want completed, review, 7", got.Status, got.Verdict, len(got.Steps))
+	}
+	for _, s := range got.Steps {
+		switch {
+		case s.Seq <= 4 && s.Summary == AbandonedSummary:
+			t.Errorf("step %s was logged before and is now %q", s.Step, s.Summary)
+		case s.Seq == 5 || s.Seq == 6:
+			if s.Status != StatusUnavailable || s.Summary != AbandonedSummary {
+				t.Errorf("step %s = %s %q, want unavailable, abandoned", s.Step, s.Status, s.Summary)
+			}
+		}
+	}
+	if err := svc.Abandon(ctx, run.ID); err != nil { // a completed run is left alone
+		t.Fatal(err)
+	}
+	if again, _ := store.WorkRun(ctx, run.ID); len(again.Steps) != 7 || again.VerdictReasoning != got.VerdictReasoning {
+		t.Errorf("a second Abandon changed the run: %d steps", len(again.Steps))
+	}
+}

@@ -139,6 +139,39 @@ func (s *Service) Rescreen(ctx context.Context, memberID, entityID string) (Run,
 	return run, nil
 }
 
+// AbandonedSummary is the summary of a step a run's job gave up on.
+const AbandonedSummary = "unavailable: this step could not run; the run's job failed on every attempt and was given up, so the run was closed without it. Not a clearance."
+
+// Abandon completes a run whose job has failed its last attempt: every step
+// not yet logged is logged unavailable (AbandonedSummary), so the verdict
+// is at best review, and the run's events and completion reach its
+// subscribers instead of leaving them waiting on a run that will never
+// finish. A completed run is left as it is. It fails when the store does.
+func (s *Service) Abandon(ctx context.Context, runID string) error {
+	run, err := s.Store.WorkRun(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if run.Status == RunCompleted {
+		return nil
+	}
+	done := map[Step]StepResult{}
+	for _, st := range run.Steps {
+		done[st.Step] = st
+	}
+	now := s.now()
+	var pending []StepResult
+	for _, step := range Steps[:6] {
+		if _, ok := done[step]; ok {
+			continue
+		}
+		r := StepResult{RunID: run.ID, Seq: step.Seq(), Step: step, Status: StatusUnavailable, Summary: AbandonedSummary, StartedAt: now, FinishedAt: now}
+		pending = append(pending, r)
+		done[step] = r
+	}
+	return s.complete(ctx, run, done, pending, now)
+}
+
 // Execute runs the steps of a run that its log does not hold yet, then its
 // verdict, and completes it with its events. It is idempotent: a step
 // already logged is not run or emitted again, and a completed run is left
@@ -195,8 +228,14 @@ func (s *Service) Execute(ctx context.Context, runID string) error {
 		pending = append(pending, r)
 		done[step] = r
 	}
+	return s.complete(ctx, run, done, pending, s.now())
+}
+
+// complete logs the pending steps with the verdict that done (every step
+// but the verdict) gives, completes the run and records its events, in one
+// commit.
+func (s *Service) complete(ctx context.Context, run Run, done map[Step]StepResult, pending []StepResult, now time.Time) error {
 	ve := Final(done)
-	now := s.now()
 	pending = append(pending, StepResult{
 		RunID: run.ID, Seq: StepVerdict.Seq(), Step: StepVerdict, Status: verdictStatus(ve.Verdict), Summary: ve.Reasoning,
 		StartedAt: now, FinishedAt: now, Evidence: marshal(ve), Final: true,
