@@ -139,6 +139,20 @@ func (s *Service) Rescreen(ctx context.Context, memberID, entityID string) (Run,
 	return run, nil
 }
 
+// unfinished returns the run to work on with its logged steps by step, or a
+// nil run when it is already completed. It fails when the store does.
+func (s *Service) unfinished(ctx context.Context, runID string) (*Run, map[Step]StepResult, error) {
+	run, err := s.Store.WorkRun(ctx, runID)
+	if err != nil || run.Status == RunCompleted {
+		return nil, nil, err
+	}
+	done := map[Step]StepResult{}
+	for _, st := range run.Steps {
+		done[st.Step] = st
+	}
+	return &run, done, nil
+}
+
 // AbandonedSummary is the summary of a step a run's job gave up on.
 const AbandonedSummary = "unavailable: this step could not run; the run's job failed on every attempt and was given up, so the run was closed without it. Not a clearance."
 
@@ -148,16 +162,9 @@ const AbandonedSummary = "unavailable: this step could not run; the run's job fa
 // subscribers instead of leaving them waiting on a run that will never
 // finish. A completed run is left as it is. It fails when the store does.
 func (s *Service) Abandon(ctx context.Context, runID string) error {
-	run, err := s.Store.WorkRun(ctx, runID)
-	if err != nil {
+	run, done, err := s.unfinished(ctx, runID)
+	if err != nil || run == nil {
 		return err
-	}
-	if run.Status == RunCompleted {
-		return nil
-	}
-	done := map[Step]StepResult{}
-	for _, st := range run.Steps {
-		done[st.Step] = st
 	}
 	now := s.now()
 	var pending []StepResult
@@ -169,7 +176,7 @@ func (s *Service) Abandon(ctx context.Context, runID string) error {
 		pending = append(pending, r)
 		done[step] = r
 	}
-	return s.complete(ctx, run, done, pending, now)
+	return s.complete(ctx, *run, done, pending, now)
 }
 
 // Execute runs the steps of a run that its log does not hold yet, then its
@@ -177,16 +184,9 @@ func (s *Service) Abandon(ctx context.Context, runID string) error {
 // already logged is not run or emitted again, and a completed run is left
 // alone. It fails when the store does, so the job is retried.
 func (s *Service) Execute(ctx context.Context, runID string) error {
-	run, err := s.Store.WorkRun(ctx, runID)
-	if err != nil {
+	run, done, err := s.unfinished(ctx, runID)
+	if err != nil || run == nil {
 		return err
-	}
-	if run.Status == RunCompleted {
-		return nil
-	}
-	done := map[Step]StepResult{}
-	for _, st := range run.Steps {
-		done[st.Step] = st
 	}
 	// Finished steps are logged in batches: a batch is flushed (one
 	// commit, its events emitted together) before a step that may be slow,
@@ -228,7 +228,7 @@ func (s *Service) Execute(ctx context.Context, runID string) error {
 		pending = append(pending, r)
 		done[step] = r
 	}
-	return s.complete(ctx, run, done, pending, s.now())
+	return s.complete(ctx, *run, done, pending, s.now())
 }
 
 // complete logs the pending steps with the verdict that done (every step
