@@ -233,11 +233,7 @@ func TestImportRecordsAllOrNothing(t *testing.T) {
 func TestSubmissionsLimitAndTriage(t *testing.T) {
 	ctx := context.Background()
 	db := relationaltest.New(t)
-	m, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
-	k, err := (&graph.Keys{Store: db}).Create(ctx, graph.CreateRequest{MemberID: m.ID, PlanScopes: m.PlanScopes, Name: "ci"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, k := memberWithKey(t, db, "member-a")
 	now := time.Now().UTC()
 	req := cluster.SubmissionRequest{SubmitterEmail: "busy@example.com", EntityName: "Demo Submitted", PitchSummary: strings.Repeat("p", 40)}
 	var wg sync.WaitGroup
@@ -398,4 +394,20 @@ func TestImportRecordsSlugClash(t *testing.T) {
 			}
 		})
 	}
+}
+
+// memberWithKey returns the member named name, created with the production
+// scopes, and a new key of it with every scope of its plan.
+func memberWithKey(t *testing.T, db *relational.DB, name string) (graph.Member, graph.NewKey) {
+	t.Helper()
+	ctx := context.Background()
+	m, err := db.EnsureMember(ctx, name, graph.ProductionScopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := (&graph.Keys{Store: db}).Create(ctx, graph.CreateRequest{MemberID: m.ID, PlanScopes: m.PlanScopes, Name: "ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, k
 }

@@ -68,11 +68,7 @@ func recordsByID(t *testing.T, db *relational.DB) map[string]cluster.Record {
 func TestAcceptSubmissionInvestigatorRecord(t *testing.T) {
 	ctx := context.Background()
 	db := relationaltest.New(t)
-	m, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
-	k, err := (&graph.Keys{Store: db}).Create(ctx, graph.CreateRequest{MemberID: m.ID, PlanScopes: m.PlanScopes, Name: "ci"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, k := memberWithKey(t, db, "member-a")
 	sub := subscribe(t, db, m.ID, "https://a.example/hook", graph.EventClusterEntityAdded, graph.EventClusterEntitySeverityChanged)
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	if _, err := db.ImportRecords(ctx, demoRecords(), now); err != nil {
@@ -212,11 +208,7 @@ func TestAcceptSubmissionInvestigatorRecord(t *testing.T) {
 func TestDuplicateSubmissionLookup(t *testing.T) {
 	ctx := context.Background()
 	db := relationaltest.New(t)
-	m, _ := db.EnsureMember(ctx, "member-a", graph.ProductionScopes)
-	k, err := (&graph.Keys{Store: db}).Create(ctx, graph.CreateRequest{MemberID: m.ID, PlanScopes: m.PlanScopes, Name: "ci"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, k := memberWithKey(t, db, "member-a")
 	recs := append(demoRecords(),
 		cluster.Record{Slug: "demo-delta", EntityName: "Demo Delta", Aliases: []string{"Demo Alpha Petroleum"}, Severity: cluster.Likely, Country: "GB"},
 		cluster.Record{Slug: "demo-epsilon", EntityName: "Demo Epsilon", Aliases: []string{"Only Alias Co"}, Severity: cluster.Likely})
