@@ -2,6 +2,8 @@ package relational
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"sync"
 )
 
@@ -21,7 +23,10 @@ type batcher[Req, Res any] struct {
 	mu      sync.Mutex
 	pending []*batchCall[Req, Res]
 	running int
-	idle    sync.WaitGroup // one per running goroutine
+	// idle is closed when running falls back to 0; a new one is made when
+	// it rises from 0. (Not a WaitGroup: calls may keep arriving while
+	// wait waits, at shutdown, which a WaitGroup forbids with a panic.)
+	idle chan struct{}
 }
 
 type batchCall[Req, Res any] struct {
@@ -38,8 +43,10 @@ func (b *batcher[Req, Res]) do(ctx context.Context, req Req) (Res, error) {
 	b.mu.Lock()
 	b.pending = append(b.pending, c)
 	if b.running < b.inFlight {
+		if b.running == 0 {
+			b.idle = make(chan struct{})
+		}
 		b.running++
-		b.idle.Add(1)
 		go b.drain()
 	}
 	b.mu.Unlock()
@@ -53,16 +60,27 @@ func (b *batcher[Req, Res]) do(ctx context.Context, req Req) (Res, error) {
 }
 
 // wait returns once every call handed to the batcher so far is answered.
-func (b *batcher[Req, Res]) wait() { b.idle.Wait() }
+// Calls may go on arriving meanwhile; they are answered as usual.
+func (b *batcher[Req, Res]) wait() {
+	b.mu.Lock()
+	idle := b.idle
+	running := b.running
+	b.mu.Unlock()
+	if running > 0 {
+		<-idle
+	}
+}
 
 // drain runs batches until nothing is pending.
 func (b *batcher[Req, Res]) drain() {
-	defer b.idle.Done()
 	for {
 		b.mu.Lock()
 		n := min(len(b.pending), b.max)
 		if n == 0 {
 			b.running--
+			if b.running == 0 {
+				close(b.idle)
+			}
 			b.mu.Unlock()
 			return
 		}
@@ -75,7 +93,7 @@ func (b *batcher[Req, Res]) drain() {
 		for i, c := range calls {
 			reqs[i] = c.req
 		}
-		res, err := b.run(context.Background(), reqs)
+		res, err := b.runSafe(reqs)
 		for i, c := range calls {
 			if err != nil {
 				c.err = err
@@ -85,4 +103,20 @@ func (b *batcher[Req, Res]) drain() {
 			close(c.done)
 		}
 	}
+}
+
+// runSafe runs a batch on this goroutine, where no handler's recover would
+// see a panic: a panic fails the batch's calls instead of the process, and
+// so does an answer of the wrong length.
+func (b *batcher[Req, Res]) runSafe(reqs []Req) (res []Res, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("batch of %d panicked: %v\n%s", len(reqs), p, debug.Stack())
+		}
+	}()
+	res, err = b.run(context.Background(), reqs)
+	if err == nil && len(res) != len(reqs) {
+		return nil, fmt.Errorf("batch of %d answered %d", len(reqs), len(res))
+	}
+	return res, err
 }
