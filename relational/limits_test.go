@@ -3,6 +3,7 @@ package relational_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -361,4 +362,54 @@ func TestSandboxIssuanceLimits(t *testing.T) {
 			t.Errorf("12 concurrent sandbox requests from one address: %d keys issued, want 3", n)
 		}
 	})
+}
+
+// TestQuotaResetWhereTheSessionHasDST: the daily quota resets at 00:00 UTC
+// and the wait it reports is the time to that, whatever the database
+// session's TimeZone (the server's default, often local time where it was
+// installed). The session here is in a zone whose clocks go forward at
+// 12:00 today, so that its calendar day is 23 hours long: a window end
+// computed as "UTC midnight + 1 day" in the session's zone would be one
+// hour early.
+func TestQuotaResetWhereTheSessionHasDST(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now().UTC()
+	if now.Hour() == 23 && now.Minute() >= 55 {
+		t.Skip("too close to 00:00 UTC")
+	}
+	// POSIX rule: standard time UTC+0, summer time UTC+1 from today (this
+	// month's nth such weekday) at 12:00 to next month's first Sunday.
+	tz := fmt.Sprintf("XST0XDT,M%d.%d.%d/12,M%d.1.0", int(now.Month()), (now.Day()-1)/7+1, int(now.Weekday()), int(now.Month())%12+1)
+	u, err := url.Parse(relationaltest.NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("timezone", tz)
+	u.RawQuery = q.Encode()
+	db, err := relational.Open(ctx, u.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	var day time.Duration
+	if err := db.Pool.QueryRow(ctx, `SELECT extract(epoch FROM (date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day')
+		- date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::bigint`).Scan(&day); err != nil {
+		t.Fatal(err)
+	}
+	if day*time.Second != 23*time.Hour {
+		t.Fatalf("the session's zone %q does not make today 23 hours long (%v): the test's premise fails", tz, day*time.Second)
+	}
+
+	if ok, _, err := db.Quota(ctx, "day:test:dst", 1); !ok || err != nil {
+		t.Fatalf("first Quota = %v, %v", ok, err)
+	}
+	ok, wait, err := db.Quota(ctx, "day:test:dst", 1)
+	if ok || err != nil {
+		t.Fatalf("second Quota of 1 per day = %v, %v; want denied", ok, err)
+	}
+	untilMidnight := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC).Sub(time.Now())
+	if d := untilMidnight - wait; d < -2*time.Second || d > 2*time.Second {
+		t.Errorf("denied Quota's wait = %v, want the time to 00:00 UTC (%v)", wait, untilMidnight)
+	}
 }
