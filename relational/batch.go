@@ -30,6 +30,7 @@ type batcher[Req, Res any] struct {
 }
 
 type batchCall[Req, Res any] struct {
+	ctx  context.Context
 	req  Req
 	res  Res
 	err  error
@@ -37,9 +38,14 @@ type batchCall[Req, Res any] struct {
 }
 
 // do runs req in the next batch and returns its answer. It returns ctx's
-// error when ctx ends first; the request may then still run.
+// error when ctx ends first; the request is then not run, unless its batch
+// was already taken.
 func (b *batcher[Req, Res]) do(ctx context.Context, req Req) (Res, error) {
-	c := &batchCall[Req, Res]{req: req, done: make(chan struct{})}
+	if err := ctx.Err(); err != nil {
+		var zero Res
+		return zero, err
+	}
+	c := &batchCall[Req, Res]{ctx: ctx, req: req, done: make(chan struct{})}
 	b.mu.Lock()
 	b.pending = append(b.pending, c)
 	if b.running < b.inFlight {
@@ -84,12 +90,24 @@ func (b *batcher[Req, Res]) drain() {
 			b.mu.Unlock()
 			return
 		}
-		calls := make([]*batchCall[Req, Res], n)
-		copy(calls, b.pending)
-		b.pending = append(b.pending[:0], b.pending[n:]...)
+		calls := make([]*batchCall[Req, Res], 0, n)
+		for _, c := range b.pending[:n] {
+			if err := c.ctx.Err(); err != nil {
+				c.err = err // its caller has gone: do not charge it
+				close(c.done)
+				continue
+			}
+			calls = append(calls, c)
+		}
+		m := copy(b.pending, b.pending[n:])
+		clear(b.pending[m:]) // hold no answered call
+		b.pending = b.pending[:m]
 		b.mu.Unlock()
+		if len(calls) == 0 {
+			continue
+		}
 
-		reqs := make([]Req, n)
+		reqs := make([]Req, len(calls))
 		for i, c := range calls {
 			reqs[i] = c.req
 		}

@@ -153,3 +153,50 @@ func TestBatcherShortAnswer(t *testing.T) {
 	}
 	b.wait()
 }
+
+// TestBatcherSkipsCallsWhoseContextEnded: a call whose caller has gone
+// (its context ended before its batch was taken) is not run: a quota or a
+// rolling limit is not charged for a request that got no answer, as the
+// single statement per request was not sent with an ended context.
+func TestBatcherSkipsCallsWhoseContextEnded(t *testing.T) {
+	release := make(chan struct{})
+	var ran sync.Map
+	b := &batcher[int, int]{max: 8, inFlight: 1, run: func(_ context.Context, reqs []int) ([]int, error) {
+		for _, r := range reqs {
+			ran.Store(r, true)
+		}
+		if reqs[0] == 1 {
+			<-release
+		}
+		return reqs, nil
+	}}
+	first := make(chan error, 1)
+	go func() { _, err := b.do(context.Background(), 1); first <- err }()
+	for { // wait for call 1 to be in flight
+		if _, ok := ran.Load(1); ok {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() { _, err := b.do(ctx, 2); second <- err }() // pending behind call 1
+	time.Sleep(10 * time.Millisecond)
+	cancel()
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Errorf("do(2) = %v, want context.Canceled", err)
+	}
+	if _, err := b.do(ctx, 3); !errors.Is(err, context.Canceled) { // already ended
+		t.Errorf("do(3) with an ended context = %v, want context.Canceled", err)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Errorf("do(1) = %v", err)
+	}
+	b.wait()
+	for _, r := range []int{2, 3} {
+		if _, ok := ran.Load(r); ok {
+			t.Errorf("call %d, whose context ended before its batch was taken, was run", r)
+		}
+	}
+}

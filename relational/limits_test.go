@@ -413,3 +413,23 @@ func TestQuotaResetWhereTheSessionHasDST(t *testing.T) {
 		t.Errorf("denied Quota's wait = %v, want the time to 00:00 UTC (%v)", wait, untilMidnight)
 	}
 }
+
+// TestQuotaNotChargedForAnEndedRequest: a request whose context has ended
+// (the client went away) gets an error and is not counted.
+func TestQuotaNotChargedForAnEndedRequest(t *testing.T) {
+	db := relationaltest.New(t)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := db.Quota(gone, "day:test:gone", 1); err == nil {
+		t.Fatalf("Quota with an ended context: no error")
+	}
+	if _, _, err := db.Allow(gone, "test:gone", graph.Limit{N: 1, Per: time.Minute}); err == nil {
+		t.Fatalf("Allow with an ended context: no error")
+	}
+	if ok, _, err := db.Quota(context.Background(), "day:test:gone", 1); !ok || err != nil {
+		t.Errorf("Quota after an ended request = %v, %v; want the one call of the day allowed", ok, err)
+	}
+	if ok, _, err := db.Allow(context.Background(), "test:gone", graph.Limit{N: 1, Per: time.Minute}); !ok || err != nil {
+		t.Errorf("Allow after an ended request = %v, %v; want allowed", ok, err)
+	}
+}
