@@ -433,3 +433,43 @@ func TestQuotaNotChargedForAnEndedRequest(t *testing.T) {
 		t.Errorf("Allow after an ended request = %v, %v; want allowed", ok, err)
 	}
 }
+
+// TestAllowDeniedWaitUnderContention: every request denied by a rolling
+// limit is told how long until one is allowed (Retry-After), measured
+// against the bucket as it was when the request was counted, not an older
+// snapshot read while another batch held the bucket.
+func TestAllowDeniedWaitUnderContention(t *testing.T) {
+	ctx := context.Background()
+	db1, db2 := twoHandles(t)
+	lim := graph.Limit{N: 4, Per: time.Minute} // 15 s apart; the 5th waits ~15 s
+	var wg sync.WaitGroup
+	var short atomic.Int32
+	var minWait atomic.Int64
+	minWait.Store(int64(time.Hour))
+	for i := range 300 {
+		wg.Go(func() {
+			db := db1
+			if i%2 == 1 {
+				db = db2
+			}
+			ok, wait, err := db.Allow(ctx, fmt.Sprintf("test:contended:%d", i%3), lim)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if !ok && wait < 10*time.Second {
+				short.Add(1)
+				for {
+					m := minWait.Load()
+					if int64(wait) >= m || minWait.CompareAndSwap(m, int64(wait)) {
+						break
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := short.Load(); n > 0 {
+		t.Errorf("%d of 288 denied requests were told to retry in under 10 s (shortest %v); the next is allowed in about 15 s", n, time.Duration(minWait.Load()))
+	}
+}
