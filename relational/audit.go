@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -64,6 +66,11 @@ func (a *AuditLog) commit(ctx context.Context, batch []graph.AuditRow) ([]struct
 		rows := make([][]any, len(batch))
 		for i := range batch {
 			r := &batch[i]
+			// One row Postgres refuses would fail every row of the batch:
+			// text from the client (User-Agent may hold any byte 0x80-0xff)
+			// is stored valid, before it is hashed.
+			r.RequestID, r.Route, r.Method, r.Scope = validText(r.RequestID), validText(r.Route), validText(r.Method), validText(r.Scope)
+			r.ClientIP, r.UserAgent = validText(r.ClientIP), validText(r.UserAgent)
 			if !now.After(last) {
 				now = last.Add(time.Microsecond)
 			}
@@ -86,6 +93,15 @@ func (a *AuditLog) commit(ctx context.Context, batch []graph.AuditRow) ([]struct
 		return nil, err
 	}
 	return make([]struct{}, len(batch)), nil
+}
+
+// validText returns s as Postgres text accepts it: bytes that are not
+// UTF-8, and NUL, replaced by U+FFFD.
+func validText(s string) string {
+	if utf8.ValidString(s) && !strings.Contains(s, "\x00") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 func nullIfEmpty(s string) any {

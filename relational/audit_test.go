@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -270,5 +272,39 @@ func TestAuditRowsAndSummary(t *testing.T) {
 				t.Errorf("Summary(%s) = %v, %v; want %v", tt.name, got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestAuditBadTextPoisonsNoBatch: rows are committed in groups, so a row
+// Postgres refuses (text that is not UTF-8: a client's User-Agent may carry
+// any byte 0x80-0xff, and a cut at 512 bytes may split a character) must
+// not fail the other rows committed with it, whose responses would be
+// withheld for it. Each row is stored, its bad bytes replaced.
+func TestAuditBadTextPoisonsNoBatch(t *testing.T) {
+	db := relationaltest.New(t)
+	a := relational.NewAuditLog(db)
+	defer a.Close()
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for i := range 200 {
+		wg.Go(func() {
+			r := auditRow(i, "", "kyc")
+			if i%50 == 0 {
+				r.UserAgent = "curl/8 \xff\xfe" + strings.Repeat("x", 3) + "\xc3"
+			}
+			if err := a.Append(context.Background(), r); err != nil {
+				failed.Add(1)
+				if i%50 != 0 {
+					t.Errorf("Append(good row %d) = %v", i, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := failed.Load(); n != 0 {
+		t.Errorf("%d of 200 Appends failed", n)
+	}
+	if broken, checked, err := a.VerifyChain(context.Background()); err != nil || broken != 0 || checked != 200 {
+		t.Errorf("VerifyChain = broken %d, checked %d, %v; want 0, 200", broken, checked, err)
 	}
 }

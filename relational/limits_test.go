@@ -3,6 +3,7 @@ package relational_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -361,4 +362,114 @@ func TestSandboxIssuanceLimits(t *testing.T) {
 			t.Errorf("12 concurrent sandbox requests from one address: %d keys issued, want 3", n)
 		}
 	})
+}
+
+// TestQuotaResetWhereTheSessionHasDST: the daily quota resets at 00:00 UTC
+// and the wait it reports is the time to that, whatever the database
+// session's TimeZone (the server's default, often local time where it was
+// installed). The session here is in a zone whose clocks go forward at
+// 12:00 today, so that its calendar day is 23 hours long: a window end
+// computed as "UTC midnight + 1 day" in the session's zone would be one
+// hour early.
+func TestQuotaResetWhereTheSessionHasDST(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now().UTC()
+	if now.Hour() == 23 && now.Minute() >= 55 {
+		t.Skip("too close to 00:00 UTC")
+	}
+	// POSIX rule: standard time UTC+0, summer time UTC+1 from today (this
+	// month's nth such weekday) at 12:00 to next month's first Sunday.
+	tz := fmt.Sprintf("XST0XDT,M%d.%d.%d/12,M%d.1.0", int(now.Month()), (now.Day()-1)/7+1, int(now.Weekday()), int(now.Month())%12+1)
+	u, err := url.Parse(relationaltest.NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("timezone", tz)
+	u.RawQuery = q.Encode()
+	db, err := relational.Open(ctx, u.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	var day time.Duration
+	if err := db.Pool.QueryRow(ctx, `SELECT extract(epoch FROM (date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day')
+		- date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::bigint`).Scan(&day); err != nil {
+		t.Fatal(err)
+	}
+	if day*time.Second != 23*time.Hour {
+		t.Fatalf("the session's zone %q does not make today 23 hours long (%v): the test's premise fails", tz, day*time.Second)
+	}
+
+	if ok, _, err := db.Quota(ctx, "day:test:dst", 1); !ok || err != nil {
+		t.Fatalf("first Quota = %v, %v", ok, err)
+	}
+	ok, wait, err := db.Quota(ctx, "day:test:dst", 1)
+	if ok || err != nil {
+		t.Fatalf("second Quota of 1 per day = %v, %v; want denied", ok, err)
+	}
+	untilMidnight := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC).Sub(time.Now())
+	if d := untilMidnight - wait; d < -2*time.Second || d > 2*time.Second {
+		t.Errorf("denied Quota's wait = %v, want the time to 00:00 UTC (%v)", wait, untilMidnight)
+	}
+}
+
+// TestQuotaNotChargedForAnEndedRequest: a request whose context has ended
+// (the client went away) gets an error and is not counted.
+func TestQuotaNotChargedForAnEndedRequest(t *testing.T) {
+	db := relationaltest.New(t)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := db.Quota(gone, "day:test:gone", 1); err == nil {
+		t.Fatalf("Quota with an ended context: no error")
+	}
+	if _, _, err := db.Allow(gone, "test:gone", graph.Limit{N: 1, Per: time.Minute}); err == nil {
+		t.Fatalf("Allow with an ended context: no error")
+	}
+	if ok, _, err := db.Quota(context.Background(), "day:test:gone", 1); !ok || err != nil {
+		t.Errorf("Quota after an ended request = %v, %v; want the one call of the day allowed", ok, err)
+	}
+	if ok, _, err := db.Allow(context.Background(), "test:gone", graph.Limit{N: 1, Per: time.Minute}); !ok || err != nil {
+		t.Errorf("Allow after an ended request = %v, %v; want allowed", ok, err)
+	}
+}
+
+// TestAllowDeniedWaitUnderContention: every request denied by a rolling
+// limit is told how long until one is allowed (Retry-After), measured
+// against the bucket as it was when the request was counted, not an older
+// snapshot read while another batch held the bucket.
+func TestAllowDeniedWaitUnderContention(t *testing.T) {
+	ctx := context.Background()
+	db1, db2 := twoHandles(t)
+	lim := graph.Limit{N: 4, Per: time.Minute} // 15 s apart; the 5th waits ~15 s
+	var wg sync.WaitGroup
+	var short atomic.Int32
+	var minWait atomic.Int64
+	minWait.Store(int64(time.Hour))
+	for i := range 300 {
+		wg.Go(func() {
+			db := db1
+			if i%2 == 1 {
+				db = db2
+			}
+			ok, wait, err := db.Allow(ctx, fmt.Sprintf("test:contended:%d", i%3), lim)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if !ok && wait < 10*time.Second {
+				short.Add(1)
+				for {
+					m := minWait.Load()
+					if int64(wait) >= m || minWait.CompareAndSwap(m, int64(wait)) {
+						break
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := short.Load(); n > 0 {
+		t.Errorf("%d of 288 denied requests were told to retry in under 10 s (shortest %v); the next is allowed in about 15 s", n, time.Duration(minWait.Load()))
+	}
 }
