@@ -267,7 +267,7 @@ func cmdClusters(ctx context.Context, args []string) error {
 		{Section: sec, Name: "check: p99 latency", Value: ms(chk.pct(99)), Unit: "ms",
 			Baseline: fmt.Sprintf("healthz: %.1f ms", ms(health.pct(99))), Goal: Info},
 		{Section: sec, Name: "check: p50 latency", Value: ms(chk.pct(50)), Unit: "ms",
-			Baseline: fmt.Sprintf("healthz: %.1f ms", ms(health.pct(50))), Goal: Info},
+			Baseline: fmt.Sprintf("healthz: %.1f ms", ms(health.pct(50))), Goal: Info, Note: latencyNote(chk, health)},
 		{Section: sec, Name: "check: errors (non-200 + transport)", Value: float64(chk.errors), Unit: "errors",
 			Baseline: fmt.Sprintf("healthz: %d", health.errors), Goal: Exactly, Target: 0, Note: codesNote(chk)},
 		{Section: sec, Name: "check / healthz throughput", Value: safeDiv(chk.rps(), health.rps()), Unit: "x", Goal: Info,

@@ -525,3 +525,10 @@ func cpuResults(sec, note string, runs ...loadRun) []Result {
 	}
 	return rs
 }
+
+// latencyNote gives a run's latency tail and the p99 of each second of its
+// window, against the baseline's: a stall shows as one slow second.
+func latencyNote(r, base loadRun) string {
+	return fmt.Sprintf("p90 %.1f ms, p99.9 %.1f ms, max %.1f ms; p99 of each second of the window: %s ms (%s: %s ms)",
+		ms(r.pct(90)), ms(r.pct(99.9)), ms(r.pct(100)), spread(r.perSecond), base.label, spread(base.perSecond))
+}
