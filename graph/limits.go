@@ -55,14 +55,49 @@ func RateLimited(what string, retryAfter time.Duration) *Error {
 // the two transports share one limit.
 func RouteBucket(pattern, who string) string { return "route:" + pattern + ":" + who }
 
-// AllowRoute counts one call by c's key against the limit l of the REST
-// route pattern. It fails with RateLimited when the limit is reached, or
-// with the limiter's error; a nil limiter limits nothing.
-func AllowRoute(ctx context.Context, lim Limiter, pattern string, c *Caller, l Limit) error {
+// RouteLimits are the rolling limits of the routes that have one, by REST
+// route pattern: per key, or per address on a keyless route. REST counts
+// each request in its route's bucket (RouteBucket), and a GraphQL field
+// that does a route's work counts in the same bucket (AllowRoute), so the
+// two transports share one limit, declared here once.
+var RouteLimits = map[string]Limit{
+	"GET /api/v1/regulatory/countries":        {N: 60, Per: time.Minute},
+	"GET /api/v1/regulatory/countries/{slug}": {N: 60, Per: time.Minute},
+	"GET /api/v1/regulatory/check":            {N: 60, Per: time.Minute},
+	"GET /api/v1/regulatory/products":         {N: 60, Per: time.Minute},
+	"POST /api/v1/kyc/screen":                 {N: 30, Per: time.Minute},
+	"POST /api/v1/kyc/rescreen":               {N: 30, Per: time.Minute},
+	"GET /api/v1/clusters":                    {N: 60, Per: time.Minute},
+	"GET /api/v1/clusters/check":              {N: 120, Per: time.Minute},
+	"POST /api/v1/clusters/submit":            {N: 5, Per: time.Minute},
+	"POST /api/v1/webhooks/{id}/test":         {N: 30, Per: time.Minute},
+	"POST /api/v1/ubo/screen":                 {N: 10, Per: time.Minute},
+}
+
+// RouteLimit returns the rolling limit of the route pattern, nil when it
+// has none.
+func RouteLimit(pattern string) *Limit {
+	l, ok := RouteLimits[pattern]
+	if !ok {
+		return nil
+	}
+	return &l
+}
+
+// AllowRoute counts one call by c's key against the limit of the REST
+// route pattern (RouteLimits). It fails with RateLimited when the limit is
+// reached, with the limiter's error, or with an internal error when the
+// pattern has no limit (a resolver naming a route wrongly); a nil limiter
+// limits nothing.
+func AllowRoute(ctx context.Context, lim Limiter, pattern string, c *Caller) error {
 	if lim == nil {
 		return nil
 	}
-	ok, wait, err := lim.Allow(ctx, RouteBucket(pattern, "key:"+c.Key.ID), l)
+	l := RouteLimit(pattern)
+	if l == nil {
+		return Internal(fmt.Errorf("no rate limit is declared for route %q", pattern))
+	}
+	ok, wait, err := lim.Allow(ctx, RouteBucket(pattern, "key:"+c.Key.ID), *l)
 	if err != nil {
 		return err
 	}

@@ -2,19 +2,10 @@ package resolvers
 
 import (
 	"context"
-	"time"
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/cluster"
 	"github.com/tradecompliance/compliance/resolvers/model"
-)
-
-// The cluster limits; the buckets are the REST routes', so the two
-// transports share one limit per key.
-var (
-	clusterListLimit   = graph.Limit{N: 60, Per: time.Minute}
-	clusterCheckLimit  = graph.Limit{N: 120, Per: time.Minute}
-	clusterSubmitLimit = graph.Limit{N: 5, Per: time.Minute}
 )
 
 // submissionFieldNames maps the submission's fields, as the domain names

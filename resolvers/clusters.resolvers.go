@@ -22,7 +22,7 @@ func (r *mutationResolver) SubmitCluster(ctx context.Context, input model.Cluste
 	if err != nil {
 		return nil, err
 	}
-	if err := r.limitRoute(ctx, c, "POST /api/v1/clusters/submit", clusterSubmitLimit); err != nil {
+	if err := r.limitRoute(ctx, c, "POST /api/v1/clusters/submit"); err != nil {
 		return nil, err
 	}
 	rc, err := svc.Submit(ctx, c, cluster.SubmissionRequest{
@@ -49,7 +49,7 @@ func (r *queryResolver) Clusters(ctx context.Context, severity *string, country 
 	if err != nil {
 		return nil, err
 	}
-	if err := r.limitRoute(ctx, c, "GET /api/v1/clusters", clusterListLimit); err != nil {
+	if err := r.limitRoute(ctx, c, "GET /api/v1/clusters"); err != nil {
 		return nil, err
 	}
 	l, err := svc.List(ctx, cluster.ListRequest{Severity: deref(severity, ""), Country: deref(country, ""), Since: deref(since, "")})
@@ -70,7 +70,7 @@ func (r *queryResolver) ClusterCheck(ctx context.Context, entity string, country
 	if err != nil {
 		return nil, err
 	}
-	if err := r.limitRoute(ctx, c, "GET /api/v1/clusters/check", clusterCheckLimit); err != nil {
+	if err := r.limitRoute(ctx, c, "GET /api/v1/clusters/check"); err != nil {
 		return nil, err
 	}
 	res, err := svc.Check(ctx, entity, deref(country, ""))

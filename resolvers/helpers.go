@@ -96,6 +96,6 @@ func (r *Resolver) jurisdiction(ctx context.Context, slug string) (*model.Jurisd
 
 // limitRoute counts one call by c against the per-key limit of the REST
 // route pattern, the bucket the REST transport counts in too.
-func (r *Resolver) limitRoute(ctx context.Context, c *graph.Caller, pattern string, l graph.Limit) error {
-	return graph.AllowRoute(ctx, r.Limiter, pattern, c, l)
+func (r *Resolver) limitRoute(ctx context.Context, c *graph.Caller, pattern string) error {
+	return graph.AllowRoute(ctx, r.Limiter, pattern, c)
 }

@@ -2,15 +2,10 @@ package resolvers
 
 import (
 	"context"
-	"time"
 
 	"github.com/tradecompliance/compliance/graph"
 	"github.com/tradecompliance/compliance/graph/kyc"
 )
-
-// kycLimit is the spec's limit of KYC screen and rescreen, shared with the
-// REST routes (the same buckets).
-var kycLimit = graph.Limit{N: 30, Per: time.Minute}
 
 // requireKYC returns the caller and the service when the caller uses a
 // production key with the kyc scope, as the REST KYC routes require.

@@ -25,7 +25,7 @@ func (r *mutationResolver) StartScreening(ctx context.Context, input model.Start
 	if err != nil {
 		return nil, err
 	}
-	if err := r.limitRoute(ctx, c, "POST /api/v1/kyc/screen", kycLimit); err != nil {
+	if err := r.limitRoute(ctx, c, "POST /api/v1/kyc/screen"); err != nil {
 		return nil, err
 	}
 	in := kyc.Input{CompanyName: input.CompanyName, Country: deref(input.Country, ""), Product: deref(input.Product, ""), Directors: input.Directors}
@@ -46,7 +46,7 @@ func (r *mutationResolver) Rescreen(ctx context.Context, entityID string) (*mode
 	if err != nil {
 		return nil, err
 	}
-	if err := r.limitRoute(ctx, c, "POST /api/v1/kyc/rescreen", kycLimit); err != nil {
+	if err := r.limitRoute(ctx, c, "POST /api/v1/kyc/rescreen"); err != nil {
 		return nil, err
 	}
 	run, err := svc.Rescreen(ctx, c.Member.ID, entityID)

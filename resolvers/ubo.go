@@ -27,10 +27,6 @@ const loaderWait = 5 * time.Millisecond
 // beneficialHops is how far beneficialOwners and controllers walk upwards.
 const beneficialHops = ownership.MaxMaxHops
 
-// uboScreenLimit is the limit of UBO screenings per key; the bucket is the
-// REST route's, so the two transports share one limit.
-var uboScreenLimit = graph.Limit{N: 10, Per: 60 * time.Second}
-
 type subKey struct {
 	root     string
 	hops     int

@@ -25,7 +25,7 @@ func (r *mutationResolver) UboScreen(ctx context.Context, input model.UboScreenI
 	if r.UBO == nil {
 		return nil, graph.Errorf(graph.CodeUnavailable, "UBO screening is not configured")
 	}
-	if err := r.limitRoute(ctx, c, "POST /api/v1/ubo/screen", uboScreenLimit); err != nil {
+	if err := r.limitRoute(ctx, c, "POST /api/v1/ubo/screen"); err != nil {
 		return nil, err
 	}
 	g, err := r.UBO.Screen(ctx, input.RootEntityName, deref(input.RootJurisdiction, ""), input.MaxHops)

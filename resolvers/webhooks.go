@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"time"
 
 	"github.com/tradecompliance/compliance/graph"
 )
@@ -19,7 +18,3 @@ func requireWebhooks(ctx context.Context) (*graph.Caller, error) {
 	}
 	return c, nil
 }
-
-// webhookTestLimit is the limit of test deliveries per key; the bucket is
-// the REST route's, so the two transports share one limit.
-var webhookTestLimit = graph.Limit{N: 30, Per: time.Minute}

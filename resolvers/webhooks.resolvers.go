@@ -61,7 +61,7 @@ func (r *mutationResolver) TestWebhookSubscription(ctx context.Context, id strin
 	if err != nil {
 		return nil, err
 	}
-	if err := r.limitRoute(ctx, c, "POST /api/v1/webhooks/{id}/test", webhookTestLimit); err != nil {
+	if err := r.limitRoute(ctx, c, "POST /api/v1/webhooks/{id}/test"); err != nil {
 		return nil, err
 	}
 	d, err := r.Webhooks.Test(ctx, c.Member.ID, id)

@@ -160,3 +160,23 @@ func TestStatusTableCoversVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteLimitsNameRoutes: every declared route limit belongs to a route
+// of the table (a misspelt pattern would limit nothing on REST), and every
+// route with a limit shows it.
+func TestRouteLimitsNameRoutes(t *testing.T) {
+	routes := map[string]Route{}
+	for _, r := range (&server{}).routes() {
+		routes[r.Pattern] = r
+	}
+	for pattern, l := range graph.RouteLimits {
+		r, ok := routes[pattern]
+		if !ok {
+			t.Errorf("graph.RouteLimits names %q, which is no route", pattern)
+			continue
+		}
+		if r.Limit == nil || *r.Limit != l {
+			t.Errorf("route %s has limit %v, want %v", pattern, r.Limit, l)
+		}
+	}
+}
