@@ -531,23 +531,34 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 			}
 		}
 	}
+	// A protected record is withheld by the entries its names are listed
+	// under, whether or not it was sourced from a sanctions list (an
+	// unsourced record is not screened, but its listed entry is still its
+	// own).
+	var others []Record
 	if n.Protected != nil {
-		others, err := n.Protected.ProtectedEntities(ctx)
-		if err != nil {
+		var err error
+		if others, err = n.Protected.ProtectedEntities(ctx); err != nil {
 			return unavailable("The sanctions-network lookup did not complete.")
 		}
-		for _, r := range others {
-			if inNetwork[r.ID] || r.SanctionsSource == "" {
-				continue
+	} else {
+		for _, r := range recs {
+			if r.Protected {
+				others = append(others, r)
 			}
-			ids, err := n.listedEntries(ctx, r)
-			if err != nil {
-				return unavailable(lookupFailed(err))
-			}
-			for _, id := range ids {
-				if _, ok := protectedEntry[id]; !ok {
-					protectedEntry[id] = r.Slug
-				}
+		}
+	}
+	for _, r := range others {
+		if inNetwork[r.ID] {
+			continue
+		}
+		ids, err := n.listedEntries(ctx, r)
+		if err != nil {
+			return unavailable(lookupFailed(err))
+		}
+		for _, id := range ids {
+			if _, ok := protectedEntry[id]; !ok {
+				protectedEntry[id] = r.Slug
 			}
 		}
 	}
@@ -558,6 +569,12 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 			ms, err := n.Sanctions.LinkedMembers(ctx, id)
 			if err != nil {
 				return unavailable("The sanctions-network lookup did not complete.")
+			}
+			// The links of a protected record's entry are withheld even
+			// under another record listed under the same entry.
+			if slug, ok := protectedEntry[id]; ok && len(ms) > 0 {
+				withheld[slug] = true
+				continue
 			}
 			for _, m := range ms {
 				if r.Protected {

@@ -481,3 +481,51 @@ type failingRecords struct{}
 func (failingRecords) RecordsByID(context.Context, []string) ([]Record, error) {
 	return nil, errors.New("postgres down")
 }
+
+// TestSanctionsNetworkProtectedSharedEntry: an unprotected record listed
+// under the same entry as a protected record (here by an alias) must not
+// publish that entry's links: they are the protected entity's links.
+func TestSanctionsNetworkProtectedSharedEntry(t *testing.T) {
+	n, g, _, _ := testNetworks()
+	g.recs = append(g.recs,
+		Record{ID: "se", Slug: "shared-entry", EntityName: "Shared Entry Trading", Aliases: []string{"Protected Entity"}, Severity: Confirmed,
+			Group: "sharedentry", GroupID: "g11", SanctionsSource: "un"},
+		Record{ID: "se2", Slug: "demo-se", EntityName: "Demo SE", Severity: Likely, Group: "sharedentry", GroupID: "g11"})
+	net, err := n.Network(context.Background(), "sharedentry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := net.SanctionsNetwork
+	for _, m := range sn.Members {
+		if m.ListedEntryID == "un:protectedentity" {
+			t.Errorf("member %+v published: a link of the protected record's entry", m)
+		}
+	}
+	if sn.Coverage != CoverageWithheld || sn.Withheld != 1 {
+		t.Errorf("sanctions network = %+v, want withheld, 1 withheld", sn)
+	}
+}
+
+// TestSanctionsNetworkProtectedUnsourced: a protected record not sourced
+// from a sanctions list is still listed by its name; its entry is withheld
+// wherever it appears, in its own network or another.
+func TestSanctionsNetworkProtectedUnsourced(t *testing.T) {
+	n, g, _, _ := testNetworks()
+	for i, r := range g.recs {
+		if r.ID == "p" {
+			g.recs[i].SanctionsSource = ""
+		}
+	}
+	net, err := n.Network(context.Background(), "cross")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range net.SanctionsNetwork.Members {
+		if m.EntityID == "un:protectedentity" {
+			t.Errorf("member %+v published: the protected record's entry", m)
+		}
+	}
+	if sn := net.SanctionsNetwork; sn.Withheld != 1 {
+		t.Errorf("sanctions network = %+v, want 1 withheld", sn)
+	}
+}
