@@ -79,3 +79,62 @@ func TestMigration11OverOldAccepts(t *testing.T) {
 		t.Errorf("check Acme Trading after a re-import = %s: the investigator's accepted confirmation (made before 00011) was lowered by the import", res.HighestSeverity)
 	}
 }
+
+// TestAcceptConcurrent: accepts of one name and country at once, with an
+// import claiming the name's slug at the same time, yield one investigator
+// record, one cluster.entity_added for it, and no error (the registry lock
+// serialises them).
+func TestAcceptConcurrent(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	m, k := memberWithKey(t, db, "member-a")
+	sub := subscribe(t, db, m.ID, "https://a.example/hook", graph.EventClusterEntityAdded, graph.EventClusterEntitySeverityChanged)
+	const n = 6
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = submit(t, db, m.ID, k.ID, "Race Trading FZE", "AE")
+	}
+	now := time.Now().UTC()
+	errs := make(chan error, n+1)
+	linked := make(chan string, n)
+	for _, id := range ids {
+		go func() {
+			s, err := db.TriageSubmission(ctx, id, cluster.Triage{Status: cluster.StatusAccepted, By: "X"}, now)
+			if err == nil {
+				linked <- *s.LinkedBlocklistID
+			}
+			errs <- err
+		}()
+	}
+	go func() {
+		_, err := db.ImportRecords(ctx, []cluster.Record{{Slug: "race-trading-fze", EntityName: "Race Trading FZE", Severity: cluster.Suspected,
+			Country: "AE", Source: "S"}}, now)
+		errs <- err
+	}()
+	for range n + 1 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(linked)
+	first := ""
+	for id := range linked {
+		if first == "" {
+			first = id
+		} else if id != first {
+			t.Errorf("accepts linked %s and %s, want one investigator record", first, id)
+		}
+	}
+	added := 0
+	for _, e := range clusterEvents(t, db, sub.ID) {
+		if e[0] == graph.EventClusterEntityAdded {
+			added++
+		}
+	}
+	if added != 2 { // the investigator's record and the import's
+		t.Errorf("%d cluster.entity_added, want 2", added)
+	}
+	if res := check(t, db, "Race Trading FZE", "AE"); res.HighestSeverity != cluster.Confirmed || len(res.Matches) != 2 {
+		t.Errorf("check = %+v, want the confirmed investigator record and the suspected import", res)
+	}
+}
