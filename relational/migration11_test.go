@@ -138,3 +138,30 @@ func TestAcceptConcurrent(t *testing.T) {
 		t.Errorf("check = %+v, want the confirmed investigator record and the suspected import", res)
 	}
 }
+
+// TestImportGroupClaimsInvestigatorSlug: an import whose group takes the
+// slug of an investigator record (an accepted submission's, which no file
+// can rename) moves that record aside as a record's slug would, instead of
+// refusing the source's whole file.
+func TestImportGroupClaimsInvestigatorSlug(t *testing.T) {
+	ctx := context.Background()
+	db := relationaltest.New(t)
+	m, k := memberWithKey(t, db, "member-a")
+	now := time.Now().UTC()
+	s, err := db.TriageSubmission(ctx, submit(t, db, m.ID, k.ID, "Acme Ring", ""), cluster.Triage{Status: cluster.StatusAccepted, By: "X"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ImportRecords(ctx, []cluster.Record{{Slug: "acme-one", EntityName: "Acme One", Severity: cluster.Likely, Group: "acme-ring", Source: "S"},
+		{Slug: "acme-two", EntityName: "Acme Two", Severity: cluster.Likely, Group: "acme-ring", Source: "S"}}, now); err != nil {
+		t.Fatalf("import of a group on an investigator record's slug: %v", err)
+	}
+	recs, groupID, isGroup, err := db.RecordsBySlug(ctx, "acme-ring")
+	if err != nil || !isGroup || groupID == "" || len(recs) != 2 {
+		t.Errorf("RecordsBySlug(acme-ring) = %d records, group %v, %v; want the group of 2", len(recs), isGroup, err)
+	}
+	rec := recordsByID(t, db)[*s.LinkedBlocklistID]
+	if rec.Severity != cluster.Confirmed || rec.Slug == "acme-ring" || rec.EntityName != "Acme Ring" {
+		t.Errorf("investigator record = %+v, want confirmed, moved off acme-ring", rec)
+	}
+}
