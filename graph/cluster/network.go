@@ -624,7 +624,9 @@ func lookupFailed(err error) string {
 // its entity name and aliases against the entries' primary names and
 // aliases by exact normalized key (Names), each checked to be held in the
 // graph whose links are read (an entry missing there, its list's graph
-// load lagging the snapshot, fails the lookup rather than hiding links).
+// load lagging the snapshot, fails the lookup rather than hiding links),
+// and its entity name against the graph's primary names (the screener
+// lagging the graph).
 // Without Names, the graph's primary names are looked up for every name of
 // r.
 func (n *Networks) listedEntries(ctx context.Context, r Record) ([]string, error) {
@@ -640,6 +642,20 @@ func (n *Networks) listedEntries(ctx context.Context, r Record) ([]string, error
 				return nil, fmt.Errorf("%w: %s", errEntryMissing, id)
 			}
 		}
+		// The graph's own primary-name match too: the screener's index
+		// can lag the graph (it is rebuilt up to a reload interval after
+		// a new snapshot, or not at all when the rebuild fails), and an
+		// entry it does not hold yet must not read as no links.
+		found, err := n.Sanctions.ListedByName(ctx, r.EntityName)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range found {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
 		return ids, nil
 	}
 	var ids []string

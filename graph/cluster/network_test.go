@@ -529,3 +529,36 @@ func TestSanctionsNetworkProtectedUnsourced(t *testing.T) {
 		t.Errorf("sanctions network = %+v, want 1 withheld", sn)
 	}
 }
+
+// staleNames is a screener whose index predates an entry the graph holds
+// (its rebuild runs up to SANCTIONS_RELOAD_INTERVAL later, or failed).
+type staleNames struct {
+	*memNames
+	unknown string // the key of the entry it does not hold yet
+}
+
+func (s staleNames) ExactListed(names []string) []string {
+	var out []string
+	for _, id := range s.memNames.ExactListed(names) {
+		if id != "un:"+s.unknown {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// TestSanctionsNetworkStaleScreener: an entry the graph holds under the
+// record's own name is found even when the in-process screener has not
+// indexed it yet: never a clean no_links_recorded (the graph was the only
+// source before the screener was consulted for aliases).
+func TestSanctionsNetworkStaleScreener(t *testing.T) {
+	n, _, s, _ := testNetworks()
+	n.Names = staleNames{memNames: &memNames{s: s, loaded: map[string]bool{"un": true}}, unknown: "listedentity"}
+	net, err := n.Network(context.Background(), "listed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn := net.SanctionsNetwork; sn.Coverage != CoverageAvailable || len(sn.Members) != 1 || sn.Members[0].EntityID != "un:QDe.1" {
+		t.Errorf("sanctions network with a screener behind the graph = %+v, want un:QDe.1", sn)
+	}
+}
