@@ -299,8 +299,9 @@ func groupIDTx(ctx context.Context, tx pgx.Tx, slug string) (string, error) {
 // upsertRecordTx inserts rec, or updates the stored imported record with
 // its slug when any field differs, and returns the event the change causes
 // (nil for none). An investigator record (origin 'triage', an accepted
-// submission) is never updated by an import: when it holds rec's slug it is
-// moved to a free one first (see moveTriageRecordTx).
+// submission) is never updated by an import: when it holds rec's slug or
+// rec's group's slug it is moved to a free one first (see
+// moveTriageRecordTx).
 func upsertRecordTx(ctx context.Context, tx pgx.Tx, rec cluster.Record, now time.Time) (*graph.Event, change, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	groupID, err := groupIDTx(ctx, tx, rec.Group)
@@ -311,8 +312,15 @@ func upsertRecordTx(ctx context.Context, tx pgx.Tx, rec cluster.Record, now time
 	if groupID != "" {
 		gid = groupID
 	}
-	if err := moveTriageRecordTx(ctx, tx, rec.Slug, now); err != nil {
-		return nil, changeNone, err
+	// An investigator record on the slug of rec or of its group (which no
+	// file can rename) is moved aside.
+	for _, slug := range []string{rec.Slug, rec.Group} {
+		if slug == "" {
+			continue
+		}
+		if err := moveTriageRecordTx(ctx, tx, slug, now); err != nil {
+			return nil, changeNone, err
+		}
 	}
 	old, err := queryRecords(ctx, tx, `SELECT `+recordColumns+` FROM cluster_records r LEFT JOIN cluster_groups g ON g.id = r.group_id
 		WHERE r.slug = $1 AND r.origin = 'import' FOR UPDATE OF r`, rec.Slug)

@@ -24,10 +24,13 @@ const QueueKYC = "kyc"
 // payload is "run_id:seq".
 const ProgressChannel = "pipeline"
 
-// KYCRunAttempts is how many times a run's job is tried. River waits
-// attempt^4 seconds between tries, so the last one starts about 4 h 15 min
-// after the first; when it fails too, the run is abandoned (see
-// KYCJobConfig.Abandon).
+// KYCRunAttempts is how many times a run's job tries its steps. River
+// waits attempt^4 seconds between tries, so the last one starts about
+// 4 h 15 min after the first. The job has one attempt more, at once after
+// the last try: it only abandons the run (see KYCJobConfig.Abandon), so a
+// run is closed whatever ended its tries, a panic or a dead instance
+// included (River discards a job whose last attempt panics or is rescued
+// without running any code of ours).
 const KYCRunAttempts = 10
 
 // kycRunArgs is the River job that runs a screening run's remaining steps.
@@ -38,7 +41,7 @@ type kycRunArgs struct {
 func (kycRunArgs) Kind() string { return "kyc_run" }
 
 func (kycRunArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueKYC, MaxAttempts: KYCRunAttempts}
+	return river.InsertOpts{Queue: QueueKYC, MaxAttempts: KYCRunAttempts + 1}
 }
 
 // kycDueArgs is the periodic job that queues the 90-day re-screens.
@@ -112,27 +115,39 @@ type kycRunWorker struct {
 
 func (w *kycRunWorker) Timeout(*river.Job[kycRunArgs]) time.Duration { return w.timeout }
 
-// Work runs the run's remaining steps. On the last attempt a failure
-// abandons the run instead (its missing steps unavailable, verdict at best
-// review), so that no run stays running for ever.
+// NextRetry follows a failed last try of the steps at once with the
+// attempt that abandons the run; River's default otherwise.
+func (w *kycRunWorker) NextRetry(job *river.Job[kycRunArgs]) time.Time {
+	if w.abandon != nil && job.Attempt == job.MaxAttempts-1 {
+		return time.Now().Add(time.Second)
+	}
+	return time.Time{}
+}
+
+// Work runs the run's remaining steps. The job's last attempt only abandons
+// the run instead (its missing steps unavailable, verdict at best review):
+// every try before it failed, whether it returned an error, panicked, timed
+// out or died with its instance, so that no run stays running for ever.
 func (w *kycRunWorker) Work(ctx context.Context, job *river.Job[kycRunArgs]) error {
-	err := w.exec(ctx, job.Args.RunID)
-	if err == nil {
+	if w.abandon != nil && job.Attempt >= job.MaxAttempts {
+		// Not on the attempt's context: a shutdown ending it would have
+		// River discard the job with the run still running.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		err := w.abandon(actx, job.Args.RunID)
+		if graph.ErrorCode(err) == graph.CodeNotFound {
+			return river.JobCancel(err)
+		}
+		if err != nil {
+			return fmt.Errorf("abandon run: %w", err)
+		}
 		return nil
 	}
+	err := w.exec(ctx, job.Args.RunID)
 	if graph.ErrorCode(err) == graph.CodeNotFound {
 		return river.JobCancel(err)
 	}
-	if job.Attempt < job.MaxAttempts || w.abandon == nil {
-		return err
-	}
-	// The attempt's context may be what ended it.
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if aerr := w.abandon(actx, job.Args.RunID); aerr != nil {
-		return errors.Join(err, fmt.Errorf("abandon run: %w", aerr))
-	}
-	return nil
+	return err
 }
 
 type kycDueWorker struct {

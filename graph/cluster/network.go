@@ -531,23 +531,34 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 			}
 		}
 	}
+	// A protected record is withheld by the entries its names are listed
+	// under, whether or not it was sourced from a sanctions list (an
+	// unsourced record is not screened, but its listed entry is still its
+	// own).
+	var others []Record
 	if n.Protected != nil {
-		others, err := n.Protected.ProtectedEntities(ctx)
-		if err != nil {
+		var err error
+		if others, err = n.Protected.ProtectedEntities(ctx); err != nil {
 			return unavailable("The sanctions-network lookup did not complete.")
 		}
-		for _, r := range others {
-			if inNetwork[r.ID] || r.SanctionsSource == "" {
-				continue
+	} else {
+		for _, r := range recs {
+			if r.Protected {
+				others = append(others, r)
 			}
-			ids, err := n.listedEntries(ctx, r)
-			if err != nil {
-				return unavailable(lookupFailed(err))
-			}
-			for _, id := range ids {
-				if _, ok := protectedEntry[id]; !ok {
-					protectedEntry[id] = r.Slug
-				}
+		}
+	}
+	for _, r := range others {
+		if inNetwork[r.ID] {
+			continue
+		}
+		ids, err := n.listedEntries(ctx, r)
+		if err != nil {
+			return unavailable(lookupFailed(err))
+		}
+		for _, id := range ids {
+			if _, ok := protectedEntry[id]; !ok {
+				protectedEntry[id] = r.Slug
 			}
 		}
 	}
@@ -558,6 +569,12 @@ func (n *Networks) sanctionsNetwork(ctx context.Context, recs []Record) Sanction
 			ms, err := n.Sanctions.LinkedMembers(ctx, id)
 			if err != nil {
 				return unavailable("The sanctions-network lookup did not complete.")
+			}
+			// The links of a protected record's entry are withheld even
+			// under another record listed under the same entry.
+			if slug, ok := protectedEntry[id]; ok && len(ms) > 0 {
+				withheld[slug] = true
+				continue
 			}
 			for _, m := range ms {
 				if r.Protected {
@@ -607,7 +624,9 @@ func lookupFailed(err error) string {
 // its entity name and aliases against the entries' primary names and
 // aliases by exact normalized key (Names), each checked to be held in the
 // graph whose links are read (an entry missing there, its list's graph
-// load lagging the snapshot, fails the lookup rather than hiding links).
+// load lagging the snapshot, fails the lookup rather than hiding links),
+// and its entity name against the graph's primary names (the screener
+// lagging the graph).
 // Without Names, the graph's primary names are looked up for every name of
 // r.
 func (n *Networks) listedEntries(ctx context.Context, r Record) ([]string, error) {
@@ -623,6 +642,20 @@ func (n *Networks) listedEntries(ctx context.Context, r Record) ([]string, error
 				return nil, fmt.Errorf("%w: %s", errEntryMissing, id)
 			}
 		}
+		// The graph's own primary-name match too: the screener's index
+		// can lag the graph (it is rebuilt up to a reload interval after
+		// a new snapshot, or not at all when the rebuild fails), and an
+		// entry it does not hold yet must not read as no links.
+		found, err := n.Sanctions.ListedByName(ctx, r.EntityName)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range found {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
 		return ids, nil
 	}
 	var ids []string

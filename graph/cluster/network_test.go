@@ -481,3 +481,84 @@ type failingRecords struct{}
 func (failingRecords) RecordsByID(context.Context, []string) ([]Record, error) {
 	return nil, errors.New("postgres down")
 }
+
+// TestSanctionsNetworkProtectedSharedEntry: an unprotected record listed
+// under the same entry as a protected record (here by an alias) must not
+// publish that entry's links: they are the protected entity's links.
+func TestSanctionsNetworkProtectedSharedEntry(t *testing.T) {
+	n, g, _, _ := testNetworks()
+	g.recs = append(g.recs,
+		Record{ID: "se", Slug: "shared-entry", EntityName: "Shared Entry Trading", Aliases: []string{"Protected Entity"}, Severity: Confirmed,
+			Group: "sharedentry", GroupID: "g11", SanctionsSource: "un"},
+		Record{ID: "se2", Slug: "demo-se", EntityName: "Demo SE", Severity: Likely, Group: "sharedentry", GroupID: "g11"})
+	net, err := n.Network(context.Background(), "sharedentry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := net.SanctionsNetwork
+	for _, m := range sn.Members {
+		if m.ListedEntryID == "un:protectedentity" {
+			t.Errorf("member %+v published: a link of the protected record's entry", m)
+		}
+	}
+	if sn.Coverage != CoverageWithheld || sn.Withheld != 1 {
+		t.Errorf("sanctions network = %+v, want withheld, 1 withheld", sn)
+	}
+}
+
+// TestSanctionsNetworkProtectedUnsourced: a protected record not sourced
+// from a sanctions list is still listed by its name; its entry is withheld
+// wherever it appears, in its own network or another.
+func TestSanctionsNetworkProtectedUnsourced(t *testing.T) {
+	n, g, _, _ := testNetworks()
+	for i, r := range g.recs {
+		if r.ID == "p" {
+			g.recs[i].SanctionsSource = ""
+		}
+	}
+	net, err := n.Network(context.Background(), "cross")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range net.SanctionsNetwork.Members {
+		if m.EntityID == "un:protectedentity" {
+			t.Errorf("member %+v published: the protected record's entry", m)
+		}
+	}
+	if sn := net.SanctionsNetwork; sn.Withheld != 1 {
+		t.Errorf("sanctions network = %+v, want 1 withheld", sn)
+	}
+}
+
+// staleNames is a screener whose index predates an entry the graph holds
+// (its rebuild runs up to SANCTIONS_RELOAD_INTERVAL later, or failed).
+type staleNames struct {
+	*memNames
+	unknown string // the key of the entry it does not hold yet
+}
+
+func (s staleNames) ExactListed(names []string) []string {
+	var out []string
+	for _, id := range s.memNames.ExactListed(names) {
+		if id != "un:"+s.unknown {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// TestSanctionsNetworkStaleScreener: an entry the graph holds under the
+// record's own name is found even when the in-process screener has not
+// indexed it yet: never a clean no_links_recorded (the graph was the only
+// source before the screener was consulted for aliases).
+func TestSanctionsNetworkStaleScreener(t *testing.T) {
+	n, _, s, _ := testNetworks()
+	n.Names = staleNames{memNames: &memNames{s: s, loaded: map[string]bool{"un": true}}, unknown: "listedentity"}
+	net, err := n.Network(context.Background(), "listed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn := net.SanctionsNetwork; sn.Coverage != CoverageAvailable || len(sn.Members) != 1 || sn.Members[0].EntityID != "un:QDe.1" {
+		t.Errorf("sanctions network with a screener behind the graph = %+v, want un:QDe.1", sn)
+	}
+}

@@ -505,3 +505,29 @@ func TestAbandon(t *testing.T) {
 		t.Errorf("a second Abandon changed the run: %d steps", len(again.Steps))
 	}
 }
+
+// An abandoned re-screen whose job logged no step completes with review
+// and one kyc.rescreen_completed, degraded (its lookups never ran), never
+// no_match or pass.
+func TestAbandonRescreen(t *testing.T) {
+	m, _ := regulatory.Default()
+	store := &memStore{runs: map[string]*Run{}}
+	svc := &Service{Engine: Engine{Clusters: mapChecker{}, Matrix: m, Sanctions: screener(false)}, Store: store}
+	run := &Run{ID: "r1", MemberID: "member", Kind: KindRescreen, Status: RunQueued, EntityID: "e1",
+		Input: Input{CompanyName: "Clean Harbour Shipping AS", Country: "NO", Product: "crude"}}
+	store.runs[run.ID] = run
+	if err := svc.Abandon(context.Background(), run.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := store.WorkRun(context.Background(), run.ID)
+	if got.Status != RunCompleted || got.Verdict != VerdictReview || len(got.Steps) != 7 {
+		t.Fatalf("abandoned re-screen = %s, verdict %s, %d steps; want completed, review, 7", got.Status, got.Verdict, len(got.Steps))
+	}
+	if len(store.events) != 1 || store.events[0].Type != graph.EventKYCRescreenCompleted {
+		t.Fatalf("events = %+v, want one kyc.rescreen_completed", store.events)
+	}
+	d := store.events[0].Data.(webhooks.KYCRescreenCompletedData)
+	if d.Status != "degraded" || d.Verdict != string(VerdictReview) || d.HitCount != 0 {
+		t.Errorf("rescreen_completed = %+v, want degraded, review, 0 hits", d)
+	}
+}
