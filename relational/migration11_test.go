@@ -2,7 +2,6 @@ package relational_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -16,10 +15,9 @@ import (
 // code linked the record of the same name), an investigator record linked
 // by two accepted submissions of the same name and country, and two
 // investigator records of one name key and country. The migration must
-// succeed and mark one investigator record per name and country (it does),
-// and should leave no accepted submission's confirmation to be lowered by
-// the next import (it does not: the last part is skipped unless
-// SHOW_KNOWN_DEFECTS is set).
+// succeed, mark one investigator record per name and country, and leave no
+// accepted submission's confirmation to be lowered by the next import: the
+// imported record an old accept raised becomes the investigator's.
 func TestMigration11OverOldAccepts(t *testing.T) {
 	ctx := context.Background()
 	db := relationaltest.New(t)
@@ -64,11 +62,8 @@ func TestMigration11OverOldAccepts(t *testing.T) {
 		}
 		return o
 	}
-	if origin(beta) != "triage" || origin(g1) != "triage" || origin(g2) != "import" {
-		t.Errorf("origins beta %s gamma %s %s, want triage, triage, import", origin(beta), origin(g1), origin(g2))
-	}
-	if os.Getenv("SHOW_KNOWN_DEFECTS") == "" {
-		t.Skip("known defect (review-d): an imported record an accept raised to confirmed before 00011 stays origin import, and the next import lowers it; run with SHOW_KNOWN_DEFECTS=1")
+	if origin(beta) != "triage" || origin(g1) != "triage" || origin(g2) != "import" || origin(acme) != "triage" {
+		t.Errorf("origins beta %s gamma %s %s acme %s, want triage, triage, import, triage", origin(beta), origin(g1), origin(g2), origin(acme))
 	}
 	// The source is imported again as it stood: Acme Trading is likely.
 	if _, err := db.ImportRecords(ctx, []cluster.Record{{Slug: "acme-trading", EntityName: "Acme Trading", Severity: cluster.Likely, Source: src,
