@@ -18,25 +18,27 @@ var submissionFieldNames = map[string]string{
 	"evidence_urls": "input.evidenceUrls", "evidence_notes": "input.evidenceNotes",
 }
 
-// requireCluster returns the caller when it holds the cluster scope and,
-// unless sandboxOK, uses a production key: as the REST cluster routes
-// require.
-func requireCluster(ctx context.Context, sandboxOK bool) (*graph.Caller, error) {
+// requireCluster returns the caller and the cluster service when the caller's
+// key has the cluster scope (and is a production key unless sandboxOK), as
+// the REST cluster routes require, after counting the call in the limit of
+// the REST route pattern (none when route is "").
+func (r *Resolver) requireCluster(ctx context.Context, sandboxOK bool, route string) (*graph.Caller, *cluster.Service, error) {
 	c, err := graph.RequireScope(ctx, cluster.Scope)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !sandboxOK && c.Key.Environment != graph.Production {
-		return nil, graph.Errorf(graph.CodeForbidden, "sandbox keys reach only /api/v1/regulatory/* and /api/v1/clusters/check")
+		return nil, nil, graph.Errorf(graph.CodeForbidden, "sandbox keys reach only /api/v1/regulatory/* and /api/v1/clusters/check")
 	}
-	return c, nil
-}
-
-func (r *Resolver) clusterService() (*cluster.Service, error) {
 	if r.Clusters == nil {
-		return nil, graph.Errorf(graph.CodeUnavailable, "the cluster registry is not configured")
+		return nil, nil, graph.Errorf(graph.CodeUnavailable, "the cluster registry is not configured")
 	}
-	return r.Clusters, nil
+	if route != "" {
+		if err := r.limitRoute(ctx, c, route); err != nil {
+			return nil, nil, err
+		}
+	}
+	return c, r.Clusters, nil
 }
 
 func clusterRecordModel(rec cluster.Record) model.ClusterRecord {

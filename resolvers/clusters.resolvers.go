@@ -14,15 +14,8 @@ import (
 
 // SubmitCluster is the resolver for the submitCluster field.
 func (r *mutationResolver) SubmitCluster(ctx context.Context, input model.ClusterSubmissionInput) (*model.ClusterSubmissionReceipt, error) {
-	c, err := requireCluster(ctx, false)
+	c, svc, err := r.requireCluster(ctx, false, "POST /api/v1/clusters/submit")
 	if err != nil {
-		return nil, err
-	}
-	svc, err := r.clusterService()
-	if err != nil {
-		return nil, err
-	}
-	if err := r.limitRoute(ctx, c, "POST /api/v1/clusters/submit"); err != nil {
 		return nil, err
 	}
 	rc, err := svc.Submit(ctx, c, cluster.SubmissionRequest{
@@ -41,15 +34,8 @@ func (r *mutationResolver) SubmitCluster(ctx context.Context, input model.Cluste
 
 // Clusters is the resolver for the clusters field.
 func (r *queryResolver) Clusters(ctx context.Context, severity *string, country *string, since *string) (*model.ClusterList, error) {
-	c, err := requireCluster(ctx, false)
+	_, svc, err := r.requireCluster(ctx, false, "GET /api/v1/clusters")
 	if err != nil {
-		return nil, err
-	}
-	svc, err := r.clusterService()
-	if err != nil {
-		return nil, err
-	}
-	if err := r.limitRoute(ctx, c, "GET /api/v1/clusters"); err != nil {
 		return nil, err
 	}
 	l, err := svc.List(ctx, cluster.ListRequest{Severity: deref(severity, ""), Country: deref(country, ""), Since: deref(since, "")})
@@ -62,15 +48,8 @@ func (r *queryResolver) Clusters(ctx context.Context, severity *string, country 
 
 // ClusterCheck is the resolver for the clusterCheck field.
 func (r *queryResolver) ClusterCheck(ctx context.Context, entity string, country *string) (*model.ClusterCheck, error) {
-	c, err := requireCluster(ctx, true)
+	_, svc, err := r.requireCluster(ctx, true, "GET /api/v1/clusters/check")
 	if err != nil {
-		return nil, err
-	}
-	svc, err := r.clusterService()
-	if err != nil {
-		return nil, err
-	}
-	if err := r.limitRoute(ctx, c, "GET /api/v1/clusters/check"); err != nil {
 		return nil, err
 	}
 	res, err := svc.Check(ctx, entity, deref(country, ""))
@@ -91,10 +70,7 @@ func (r *queryResolver) ClusterCheck(ctx context.Context, entity string, country
 
 // ClusterGraph is the resolver for the clusterGraph field.
 func (r *queryResolver) ClusterGraph(ctx context.Context, slug string) (*model.ClusterNetwork, error) {
-	if _, err := requireCluster(ctx, false); err != nil {
-		return nil, err
-	}
-	svc, err := r.clusterService()
+	_, svc, err := r.requireCluster(ctx, false, "")
 	if err != nil {
 		return nil, err
 	}
@@ -107,11 +83,7 @@ func (r *queryResolver) ClusterGraph(ctx context.Context, slug string) (*model.C
 
 // ClusterSubmission is the resolver for the clusterSubmission field.
 func (r *queryResolver) ClusterSubmission(ctx context.Context, requestID string) (*model.ClusterSubmission, error) {
-	c, err := requireCluster(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	svc, err := r.clusterService()
+	c, svc, err := r.requireCluster(ctx, false, "")
 	if err != nil {
 		return nil, err
 	}

@@ -631,8 +631,10 @@ func lookupFailed(err error) string {
 // r.
 func (n *Networks) listedEntries(ctx context.Context, r Record) ([]string, error) {
 	names := append([]string{r.EntityName}, r.Aliases...)
+	var ids []string
+	graphNames := names
 	if n.Names != nil {
-		ids := n.Names.ExactListed(names)
+		ids = slices.Clone(n.Names.ExactListed(names))
 		for _, id := range ids {
 			ok, err := n.Sanctions.EntryExists(ctx, id)
 			if err != nil {
@@ -646,20 +648,9 @@ func (n *Networks) listedEntries(ctx context.Context, r Record) ([]string, error
 		// can lag the graph (it is rebuilt up to a reload interval after
 		// a new snapshot, or not at all when the rebuild fails), and an
 		// entry it does not hold yet must not read as no links.
-		found, err := n.Sanctions.ListedByName(ctx, r.EntityName)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range found {
-			if !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-		slices.Sort(ids)
-		return ids, nil
+		graphNames = names[:1]
 	}
-	var ids []string
-	for _, name := range names {
+	for _, name := range graphNames {
 		found, err := n.Sanctions.ListedByName(ctx, name)
 		if err != nil {
 			return nil, err
